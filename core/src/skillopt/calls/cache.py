@@ -1,0 +1,78 @@
+"""Content-addressed call cache (SQLite in the user cache dir).
+
+The key covers the backend identity (backend, model, base URL; never a key) and the
+full effective request, so a repeated or resumed run re-pays nothing and a recorded
+run can be replayed offline. Only answers that passed validation are stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+from skillopt.records import Completion, CompletionRequest
+from skillopt.serde import from_data, to_data
+
+_VOLATILE = ("timeout_s", "stage", "role")
+
+
+def request_key(identity: dict[str, Any], request: CompletionRequest) -> str:
+    data = to_data(request)
+    for key in _VOLATILE:
+        data.pop(key, None)
+    blob = json.dumps({"identity": identity, "request": data}, sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()
+
+
+class CallCache:
+    """A thread-safe SQLite store of ``key -> Completion``; one connection per thread."""
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self._local = threading.local()
+        with self._conn() as conn:
+            conn.execute(
+                "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, identity TEXT NOT NULL,"
+                " request TEXT NOT NULL, completion TEXT NOT NULL, created REAL NOT NULL)"
+            )
+
+    def _conn(self) -> sqlite3.Connection:
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA busy_timeout=30000")
+            self._local.conn = conn
+        return conn
+
+    def get(self, key: str) -> Completion | None:
+        row = self._conn().execute("SELECT completion FROM calls WHERE key = ?", (key,)).fetchone()
+        if row is None:
+            return None
+        return from_data(json.loads(row[0]), Completion)
+
+    def put(self, key: str, identity: dict[str, Any], request: CompletionRequest, completion: Completion) -> None:
+        self._conn().execute(
+            "INSERT OR REPLACE INTO calls (key, identity, request, completion, created) VALUES (?, ?, ?, ?, ?)",
+            (
+                key,
+                json.dumps(identity, sort_keys=True),
+                json.dumps(to_data(request), ensure_ascii=False),
+                json.dumps(to_data(completion), ensure_ascii=False),
+                time.time(),
+            ),
+        )
+
+    def __len__(self) -> int:
+        return self._conn().execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+
+    def clear(self) -> int:
+        n = len(self)
+        self._conn().execute("DELETE FROM calls")
+        return n

@@ -1,0 +1,201 @@
+"""``ModelClient``: a backend wrapped with cache, budget, concurrency, retries and schema.
+
+Order per call: budget check → cache → (limit in flight → backend → classify → retry)
+→ schema validation with bounded re-asks → ledger → cache store. Auth and bad-request
+errors fail at once; rate limits honour ``Retry-After``; other transient errors back
+off exponentially with jitter. Backends must disable their SDK's own retries.
+"""
+
+from __future__ import annotations
+
+import random
+import threading
+import time
+from collections.abc import Callable
+
+import attrs
+
+from skillopt.backends import Backend
+from skillopt.calls.cache import CallCache, request_key
+from skillopt.calls.ledger import Ledger
+from skillopt.calls.structured import extract_json, validate
+from skillopt.errors import BackendError, CacheMiss, Cancelled, RateLimitError, SchemaError
+from skillopt.records import Completion, CompletionRequest, Message, Usage
+from skillopt.redact import redact_text
+
+_LIMITERS: dict[str, threading.BoundedSemaphore] = {}
+_LIMITERS_LOCK = threading.Lock()
+
+
+def shared_limiter(key: str, limit: int) -> threading.BoundedSemaphore:
+    """One semaphore per backend endpoint per process, shared by all threads and roles."""
+    with _LIMITERS_LOCK:
+        sem = _LIMITERS.get(key)
+        if sem is None:
+            sem = _LIMITERS[key] = threading.BoundedSemaphore(limit)
+        return sem
+
+
+@attrs.frozen(kw_only=True)
+class RetryPolicy:
+    max_retries: int = 5
+    base_delay_s: float = 0.5
+    max_delay_s: float = 30.0
+    jitter: float = 0.5
+
+    def delay(self, attempt: int, error: BackendError, rng: random.Random) -> float:
+        if isinstance(error, RateLimitError) and error.retry_after is not None:
+            return max(0.0, error.retry_after) + rng.uniform(0.0, 0.1)
+        exp = min(self.max_delay_s, self.base_delay_s * (2**attempt))
+        return exp * rng.uniform(1.0 - self.jitter, 1.0)
+
+
+Pricer = Callable[[str, Usage], "float | None"]
+
+
+class ModelClient:
+    """What the engine and envs call. Thread-safe; one per role per run."""
+
+    def __init__(
+        self,
+        backend: Backend,
+        *,
+        role: str,
+        ledger: Ledger | None = None,
+        cache: CallCache | None = None,
+        cache_mode: str = "read-write",
+        max_in_flight: int = 16,
+        retry: RetryPolicy = RetryPolicy(),
+        schema_retries: int = 2,
+        pricer: Pricer | None = None,
+        cancel: threading.Event | None = None,
+        sleep: Callable[[float], None] | None = None,
+        seed: int = 0,
+    ):
+        self.backend = backend
+        self.role = role
+        self.ledger = ledger or Ledger()
+        self.cache = cache if cache_mode != "off" else None
+        self.cache_mode = cache_mode
+        self.identity = backend.identity()
+        self.limiter = shared_limiter(repr(sorted(self.identity.items())), max_in_flight)
+        self.retry = retry
+        self.schema_retries = schema_retries
+        self.pricer = pricer
+        self.cancel = cancel or threading.Event()
+        self._sleep = sleep
+        self._rng = random.Random(seed)
+        self._rng_lock = threading.Lock()
+
+    @property
+    def model(self) -> str:
+        return self.backend.settings.model
+
+    # ---------------------------------------------------------------- public
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        request = self._effective(request)
+        key = request_key(self.identity, request)
+        if self.cache is not None:
+            hit = self.cache.get(key)
+            if hit is not None:
+                self.ledger.record(role=self.role, stage=request.stage, usage=hit.usage, cost_usd=0.0, cached=True)
+                return attrs.evolve(hit, cached=True, cost_usd=0.0)
+            if self.cache_mode == "replay":
+                raise CacheMiss(
+                    f"replay mode: no recorded answer for this {request.stage} call to {self.backend.name}"
+                    f" ({self.identity.get('model') or 'default model'}); run once with model.cache=read-write",
+                    backend=self.backend.name,
+                )
+        completion = self._complete_valid(request)
+        if self.cache is not None:
+            self.cache.put(key, self.identity, request, completion)
+        return completion
+
+    # ---------------------------------------------------------------- internals
+
+    def _effective(self, request: CompletionRequest) -> CompletionRequest:
+        s = self.backend.settings
+        changes = {"role": self.role}
+        if s.temperature is not None:
+            changes["temperature"] = s.temperature
+        if s.max_tokens is not None:
+            changes["max_tokens"] = s.max_tokens
+        if s.reasoning_effort and request.reasoning_effort is None:
+            changes["reasoning_effort"] = s.reasoning_effort
+        if request.timeout_s is None:
+            changes["timeout_s"] = s.timeout_s
+        return attrs.evolve(request, **changes)
+
+    def _complete_valid(self, request: CompletionRequest) -> Completion:
+        schema = request.json_schema
+        asked = request
+        problems: list[str] = []
+        for _ in range(self.schema_retries + 1):
+            completion = self._call_with_retries(asked)
+            if schema is None:
+                return completion
+            try:
+                parsed = completion.parsed if completion.parsed is not None else extract_json(completion.text)
+                problems = validate(parsed, schema)
+            except ValueError as exc:
+                parsed, problems = None, [str(exc)]
+            if completion.finish_reason == "length" and problems:
+                problems.append("the reply was cut off at max_tokens")
+            if not problems:
+                return attrs.evolve(completion, parsed=parsed)
+            asked = attrs.evolve(
+                asked,
+                messages=asked.messages
+                + (
+                    Message(role="assistant", content=completion.text[:4000]),
+                    Message(
+                        role="user",
+                        content="Your reply does not match the required JSON schema: "
+                        + "; ".join(problems[:5])
+                        + ". Reply again with only one JSON object that matches the schema.",
+                    ),
+                ),
+            )
+        self.ledger.record_failure(role=self.role, stage=request.stage)
+        raise SchemaError(
+            f"{self.backend.name} reply broke the JSON schema after {self.schema_retries} re-asks: "
+            + redact_text("; ".join(problems[:3])),
+            backend=self.backend.name,
+        )
+
+    def _call_with_retries(self, request: CompletionRequest) -> Completion:
+        attempt = 0
+        while True:
+            if self.cancel.is_set():
+                raise Cancelled("run cancelled")
+            self.ledger.check()
+            try:
+                with self.limiter:
+                    started = time.monotonic()
+                    completion = self.backend.complete(request)
+                    latency = time.monotonic() - started
+            except BackendError as exc:
+                if not exc.retryable or attempt >= self.retry.max_retries:
+                    self.ledger.record_failure(role=self.role, stage=request.stage)
+                    raise
+                with self._rng_lock:
+                    delay = self.retry.delay(attempt, exc, self._rng)
+                attempt += 1
+                self._wait(delay)
+                continue
+            cost = completion.cost_usd
+            if self.pricer is not None:
+                priced = self.pricer(completion.model or self.model, completion.usage)
+                if priced is not None:
+                    cost = priced
+            completion = attrs.evolve(completion, cost_usd=cost, latency_s=completion.latency_s or latency)
+            self.ledger.record(role=self.role, stage=request.stage, usage=completion.usage, cost_usd=cost, cached=False)
+            return completion
+
+    def _wait(self, seconds: float) -> None:
+        if self._sleep is not None:
+            self._sleep(seconds)
+            return
+        if self.cancel.wait(seconds):
+            raise Cancelled("run cancelled")

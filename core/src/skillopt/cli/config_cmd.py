@@ -1,0 +1,74 @@
+"""``skillopt config show``: the resolved configuration, secrets redacted."""
+
+from __future__ import annotations
+
+import typer
+
+from skillopt.cli.options import (
+    BackendOpt, ConfigOpt, EnvOpt, JsonOpt, ModelOpt, OptBackendOpt, OutOpt, PresetOpt, SetOpt, TgtBackendOpt,
+    flag_values,
+)
+from skillopt.cli.output import fail, print_json
+
+app = typer.Typer(help="Inspect configuration.", no_args_is_help=True)
+
+
+@app.command("show")
+def show(
+    env: EnvOpt = None,
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+    out: OutOpt = None,
+    backend: BackendOpt = None,
+    optimizer_backend: OptBackendOpt = None,
+    target_backend: TgtBackendOpt = None,
+    model: ModelOpt = None,
+    preset: PresetOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Print the fully resolved config (defaults, preset, file, --set, flags)."""
+    from skillopt.engine.session import resolve_run_config
+    from skillopt.config.loading import redacted_config_data
+    from skillopt.errors import SkillOptError
+
+    try:
+        cfg, _env_cls = resolve_run_config(config_file=config, assignments=set_ or [], flags=flag_values(**locals()))
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
+    data = redacted_config_data(cfg)
+    if as_json:
+        print_json(data)
+        return
+    typer.echo(to_toml(data))
+
+
+def to_toml(data: dict, prefix: str = "") -> str:
+    """A TOML rendering of config data that ``--config`` can read back (None = commented out)."""
+    import json
+
+    scalars, tables = [], []
+    for key, value in data.items():
+        if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
+            tables.append((key, value))
+        elif value is None:
+            scalars.append(f"# {key} is unset")
+        else:
+            scalars.append(f"{key} = {_toml_value(value, json)}")
+    out = [f"[{prefix}]"] if prefix else []
+    out.extend(scalars)
+    for key, value in tables:
+        out.append("")
+        out.append(to_toml(value, f"{prefix}.{key}" if prefix else key))
+    return "\n".join(out)
+
+
+def _toml_value(value, json) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml_value(v, json) for v in value) + "]"
+    if isinstance(value, dict):
+        return "{" + ", ".join(f"{json.dumps(k)} = {_toml_value(v, json)}" for k, v in value.items()) + "}"
+    return json.dumps(str(value), ensure_ascii=False)

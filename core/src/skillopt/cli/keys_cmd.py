@@ -1,0 +1,55 @@
+"""``skillopt keys``: store provider keys in the user's keys file (mode 0600)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from skillopt.cli.output import print_json
+
+app = typer.Typer(help="Manage stored API keys (env vars take precedence).", no_args_is_help=True)
+
+
+@app.command("set")
+def set_(
+    name: Annotated[str, typer.Argument(help="Key name, e.g. openai, anthropic, azure-openai.")],
+    value: Annotated[str | None, typer.Option("--value", help="The key (prompted, hidden, when omitted).")] = None,
+) -> None:
+    """Store a key."""
+    from skillopt.keys import set_key
+
+    secret = value if value is not None else typer.prompt(f"key for {name}", hide_input=True)
+    path = set_key(name, secret.strip())
+    typer.echo(f"stored key '{name}' in {path}", err=True)
+
+
+@app.command("list")
+def list_(as_json: Annotated[bool, typer.Option("--json")] = False) -> None:
+    """List stored key names (never the values)."""
+    from skillopt.keys import stored_keys
+
+    names = sorted(stored_keys())
+    if as_json:
+        print_json(names)
+    else:
+        for name in names:
+            typer.echo(name)
+
+
+@app.command("path")
+def path() -> None:
+    """Print where keys are stored."""
+    from skillopt.paths import keys_file
+
+    typer.echo(str(keys_file()))
+
+
+@app.command("delete")
+def delete(name: str) -> None:
+    """Remove a stored key."""
+    from skillopt.keys import delete_key
+
+    if not delete_key(name):
+        typer.echo(f"no stored key '{name}'", err=True)
+        raise typer.Exit(1)

@@ -1,0 +1,103 @@
+"""``skillopt run`` and ``skillopt eval``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from skillopt.cli.options import (
+    BackendOpt, BaseUrlOpt, BatchOpt, ConfigOpt, EnvOpt, EpochsOpt, ForceOpt, GateOpt, JsonOpt, LimitOpt, LrOpt,
+    MaxCallsOpt, MaxCostOpt, MaxTokensOpt, ModeOpt, ModelOpt, NoCacheOpt, NoGateOpt, OptBackendOpt, OptModelOpt,
+    OutOpt, PresetOpt, ReplayOpt, SeedOpt, SetOpt, TgtBackendOpt, TgtModelOpt, flag_values,
+)
+from skillopt.cli.output import fail, print_json
+
+
+def run(
+    env: EnvOpt = None,
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+    out: OutOpt = None,
+    backend: BackendOpt = None,
+    optimizer_backend: OptBackendOpt = None,
+    target_backend: TgtBackendOpt = None,
+    model: ModelOpt = None,
+    optimizer_model: OptModelOpt = None,
+    target_model: TgtModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    preset: PresetOpt = None,
+    epochs: EpochsOpt = None,
+    batch_size: BatchOpt = None,
+    seed: SeedOpt = None,
+    learning_rate: LrOpt = None,
+    update_mode: ModeOpt = None,
+    gate: GateOpt = None,
+    no_gate: NoGateOpt = False,
+    limit: LimitOpt = None,
+    max_cost: MaxCostOpt = None,
+    max_calls: MaxCallsOpt = None,
+    max_tokens: MaxTokensOpt = None,
+    no_cache: NoCacheOpt = False,
+    replay: ReplayOpt = False,
+    force_config: ForceOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Train a skill on an env: rollout, reflect, edit, gate; resumes when --out exists."""
+    from skillopt.engine.session import open_session
+    from skillopt.errors import SkillOptError
+
+    flags = flag_values(**locals())
+    try:
+        session = open_session(config_file=config, assignments=set_ or [], flags=flags)
+        summary = session.train(force_config=force_config)
+    except KeyboardInterrupt:
+        raise fail("interrupted; re-run the same command (same --out) to resume", code=130) from None
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        print_json(summary)
+    if summary.get("status") == "budget_exhausted":
+        raise typer.Exit(3)
+
+
+SkillOpt = Annotated[Path, typer.Option("--skill", help="Skill file to evaluate.")]
+SplitOpt = Annotated[str, typer.Option("--split", help="train, val or test.")]
+RepeatsOpt = Annotated[int, typer.Option("--repeats", help="Rollouts per item (stochastic targets).")]
+
+
+def eval_(
+    skill: SkillOpt,
+    env: EnvOpt = None,
+    split: SplitOpt = "test",
+    config: ConfigOpt = None,
+    set_: SetOpt = None,
+    out: OutOpt = None,
+    backend: BackendOpt = None,
+    target_backend: TgtBackendOpt = None,
+    model: ModelOpt = None,
+    target_model: TgtModelOpt = None,
+    base_url: BaseUrlOpt = None,
+    limit: LimitOpt = None,
+    repeats: RepeatsOpt = 1,
+    no_cache: NoCacheOpt = False,
+    replay: ReplayOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Evaluate one skill file on a split, without training."""
+    from skillopt.engine.session import open_session
+    from skillopt.errors import SkillOptError
+
+    flags = flag_values(**locals())
+    try:
+        if not skill.is_file():
+            raise fail(f"--skill: no such file: {skill}")
+        session = open_session(config_file=config, assignments=set_ or [], flags=flags, for_eval=True)
+        summary = session.evaluate(skill.read_text(encoding="utf-8"), split=split, repeats=repeats, skill_path=str(skill))
+    except KeyboardInterrupt:
+        raise fail("interrupted", code=130) from None
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        print_json(summary)

@@ -1,0 +1,190 @@
+"""The run configuration schema.
+
+Defaults equal the paper settings of upstream SkillOpt (``configs/_base_/default.yaml``),
+so a config file only states what differs. Enumerated values are validated here, so a
+misspelt scheduler or gate metric fails at start-up instead of silently meaning
+something else (upstream maps unknown update modes to ``patch``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+from attrs import validators as v
+
+LR_SCHEDULERS = ("constant", "linear", "cosine", "autonomous")
+LR_CONTROL_MODES = ("fixed", "autonomous", "none")
+GATE_METRICS = ("hard", "soft", "mixed")
+PAIR_POLICIES = ("mixed", "changed", "unchanged")
+APPENDIX_SOURCES = ("both", "failure_only")
+CACHE_MODES = ("read-write", "off", "replay")
+UPDATE_MODE_ALIASES = {
+    "edits": "patch",
+    "rewrite_from_suggestions": "rewrite",
+    "suggestions": "rewrite",
+    "full_rewrite": "full-rewrite",
+    "full_rewrite_minibatch": "full-rewrite",
+}
+
+DEFAULT_LEADING_WORDS = (
+    "MUST", "ALWAYS", "NEVER", "DO NOT", "DON'T", "SHOULD", "REQUIRED",
+    "IMPORTANT", "CRITICAL", "ENSURE", "AVOID",
+)
+
+
+def _one_of(choices: tuple[str, ...]):
+    return v.in_(choices)
+
+
+def _at_least(n: int):
+    return v.ge(n)
+
+
+@attrs.frozen(kw_only=True)
+class TrainConfig:
+    """The outer loop: epochs over the train split, batches, seed."""
+
+    num_epochs: int = attrs.field(default=4, validator=_at_least(1))
+    train_size: int = attrs.field(default=0, validator=_at_least(0))
+    batch_size: int = attrs.field(default=40, validator=_at_least(1))
+    accumulation: int = attrs.field(default=1, validator=_at_least(1))
+    seed: int = 42
+    max_steps: int = attrs.field(default=0, validator=_at_least(0))
+
+
+@attrs.frozen(kw_only=True)
+class GradientConfig:
+    """Reflection: minibatches of trajectories per analyst call and the merge tree."""
+
+    minibatch_size: int = attrs.field(default=8, validator=_at_least(1))
+    merge_batch_size: int = attrs.field(default=8, validator=_at_least(2))
+    analyst_workers: int = attrs.field(default=16, validator=_at_least(1))
+    failure_only: bool = False
+    max_trajectory_chars: int = attrs.field(default=6000, validator=_at_least(200))
+
+
+@attrs.frozen(kw_only=True)
+class OptimizerConfig:
+    """How candidates are built from reflections, and the epoch-boundary updates."""
+
+    learning_rate: int = attrs.field(default=4, validator=_at_least(0))
+    min_learning_rate: int = attrs.field(default=2, validator=_at_least(0))
+    lr_scheduler: str = attrs.field(default="cosine", validator=_one_of(LR_SCHEDULERS))
+    lr_control_mode: str = attrs.field(default="fixed", validator=_one_of(LR_CONTROL_MODES))
+    warmup_steps: int = attrs.field(default=0, validator=_at_least(0))
+    skill_update_mode: str = "patch"
+    use_slow_update: bool = True
+    slow_update_samples: int = attrs.field(default=20, validator=_at_least(1))
+    slow_update_gate_with_selection: bool = False
+    longitudinal_pair_policy: str = attrs.field(default="mixed", validator=_one_of(PAIR_POLICIES))
+    use_meta_skill: bool = True
+    use_skill_aware_reflection: bool = False
+    skill_aware_appendix_source: str = attrs.field(default="both", validator=_one_of(APPENDIX_SOURCES))
+    skill_aware_consolidate_threshold: int = attrs.field(default=0, validator=_at_least(0))
+    max_skill_chars: int = attrs.field(default=0, validator=_at_least(0))
+
+
+@attrs.frozen(kw_only=True)
+class EvaluationConfig:
+    """The validation gate and the final evaluations."""
+
+    use_gate: bool = True
+    gate: str = "strict"
+    gate_metric: str = attrs.field(default="hard", validator=_one_of(GATE_METRICS))
+    gate_mixed_weight: float = attrs.field(default=0.5, validator=[v.ge(0.0), v.le(1.0)])
+    gate_repeats: int = attrs.field(default=1, validator=_at_least(1))
+    gate_min_margin: float = attrs.field(default=0.0, validator=v.ge(0.0))
+    gate_confidence: float = attrs.field(default=0.9, validator=[v.gt(0.0), v.lt(1.0)])
+    gate_no_regression: bool = False
+    rescore_incumbent: bool = False
+    use_semantic_density: bool = False
+    semantic_density_weight: float = 0.05
+    leading_words: tuple[str, ...] = DEFAULT_LEADING_WORDS
+    sel_env_num: int = attrs.field(default=0, validator=_at_least(0))
+    test_env_num: int = attrs.field(default=0, validator=_at_least(0))
+    eval_test: bool = True
+
+
+@attrs.frozen(kw_only=True)
+class RoleConfig:
+    """One model role (optimizer or target). Empty strings inherit from ``[model]``."""
+
+    backend: str = ""
+    model: str = ""
+    base_url: str = ""
+    api_key: str = attrs.field(default="", repr=False)
+    api_key_env: str = ""
+    api_version: str = ""
+    auth_mode: str = ""
+    temperature: float | None = None
+    max_tokens: int | None = None
+    reasoning_effort: str = ""
+    timeout_s: float | None = None
+    max_in_flight: int | None = None
+    options: dict[str, Any] = attrs.field(factory=dict)
+
+
+@attrs.frozen(kw_only=True)
+class ModelConfig:
+    """Backends for both roles plus the shared call pipeline settings."""
+
+    backend: str = "auto"
+    model: str = ""
+    base_url: str = ""
+    api_key: str = attrs.field(default="", repr=False)
+    api_key_env: str = ""
+    local_path: str = ""
+    temperature: float | None = None
+    reasoning_effort: str = "medium"
+    timeout_s: float = 120.0
+    optimizer: RoleConfig = RoleConfig()
+    target: RoleConfig = RoleConfig()
+    cache: str = attrs.field(default="read-write", validator=_one_of(CACHE_MODES))
+    max_retries: int = attrs.field(default=5, validator=_at_least(0))
+    schema_retries: int = attrs.field(default=2, validator=_at_least(0))
+    max_in_flight: int = attrs.field(default=16, validator=_at_least(1))
+    prices: dict[str, dict[str, float]] = attrs.field(factory=dict)
+
+
+@attrs.frozen(kw_only=True)
+class BudgetConfig:
+    """Hard limits; the run stops cleanly at a step boundary when one is reached."""
+
+    max_cost_usd: float | None = None
+    max_calls: int | None = None
+    max_tokens: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class EnvConfig:
+    """Keys every env understands; an env plugin subclasses this with its own."""
+
+    name: str = ""
+    skill_init: str = ""
+    data_path: str = ""
+    split_dir: str = ""
+    limit: int = attrs.field(default=0, validator=_at_least(0))
+    workers: int = attrs.field(default=8, validator=_at_least(1))
+    exec_timeout: float = attrs.field(default=120.0, validator=v.gt(0))
+    max_completion_tokens: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class RunConfig:
+    """The whole resolved configuration of one run."""
+
+    model: ModelConfig = ModelConfig()
+    train: TrainConfig = TrainConfig()
+    gradient: GradientConfig = GradientConfig()
+    optimizer: OptimizerConfig = OptimizerConfig()
+    evaluation: EvaluationConfig = EvaluationConfig()
+    budget: BudgetConfig = BudgetConfig()
+    env: EnvConfig = EnvConfig()
+    out_dir: str = ""
+    preset: str = ""
+
+
+def canonical_update_mode(mode: str) -> str:
+    """Map upstream's update-mode aliases to edit-policy plugin names."""
+    return UPDATE_MODE_ALIASES.get(mode, mode)

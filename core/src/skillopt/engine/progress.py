@@ -1,0 +1,66 @@
+"""Progress on stderr (rich): epoch, step, stage, items done, verdicts, tokens, cost.
+
+stdout is left alone so ``--json`` output stays machine-readable.
+"""
+
+from __future__ import annotations
+
+import threading
+
+
+class NullReporter:
+    def phase(self, text: str) -> None: ...
+    def items(self, label: str, done: int, total: int) -> None: ...
+    def line(self, text: str) -> None: ...
+    def close(self) -> None: ...
+
+
+class RichReporter(NullReporter):
+    def __init__(self, ledger=None):
+        from rich.console import Console
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        self.console = Console(stderr=True, highlight=False)
+        self.ledger = ledger
+        self._lock = threading.Lock()
+        self._phase = ""
+        self.progress = Progress(
+            TextColumn("[bold]{task.fields[phase]}[/bold] {task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[usage]}"),
+            TimeElapsedColumn(),
+            console=self.console,
+            transient=True,
+        )
+        self.progress.start()
+        self._tasks: dict[str, int] = {}
+
+    def _usage(self) -> str:
+        if self.ledger is None:
+            return ""
+        t = self.ledger.totals()
+        cost = f" ${t.cost_usd:.4f}" if t.cost_usd else ""
+        return f"calls {t.calls} (+{t.cached_calls} cached) tok {t.tokens}{cost}"
+
+    def phase(self, text: str) -> None:
+        with self._lock:
+            self._phase = text
+
+    def items(self, label: str, done: int, total: int) -> None:
+        with self._lock:
+            tid = self._tasks.get(label)
+            if tid is None:
+                for old in list(self._tasks.values()):
+                    self.progress.remove_task(old)
+                self._tasks.clear()
+                tid = self._tasks[label] = self.progress.add_task(label, total=total, phase=self._phase, usage="")
+            self.progress.update(tid, completed=done, total=total, phase=self._phase, usage=self._usage())
+
+    def line(self, text: str) -> None:
+        with self._lock:
+            self.progress.console.print(text, markup=True)
+
+    def close(self) -> None:
+        with self._lock:
+            self.progress.stop()

@@ -1,0 +1,125 @@
+"""The run directory: every file needed to inspect and resume a run.
+
+All writes are atomic (temp file + rename) so a kill at any instant leaves either the
+old or the new version of a file, never half of one. Per-item logs are append-only
+JSONL; a torn last line is ignored on read.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from skillopt.redact import redact_data, redact_text
+
+_SAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def safe_name(text: str, limit: int = 80) -> str:
+    """A file-name-safe version of an item id (``train:0000`` -> ``train_0000``)."""
+    name = _SAFE.sub("_", text).strip("._") or "item"
+    return name[:limit]
+
+
+def write_text(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Atomic JSON write; every string is scrubbed of secrets on the way out."""
+    write_text(path, json.dumps(redact_data(data), indent=2, ensure_ascii=False, default=str) + "\n")
+
+
+def read_json(path: Path, default: Any = None) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return default
+
+
+def append_jsonl(path: Path, record: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = json.dumps(redact_data(record), ensure_ascii=False, default=str)
+    with open(path, "a", encoding="utf-8") as fh:
+        fh.write(line + "\n")
+        fh.flush()
+
+
+def read_jsonl(path: Path) -> list[dict[str, Any]]:
+    out = []
+    try:
+        with open(path, encoding="utf-8") as fh:
+            for line in fh:
+                line = line.strip()
+                if not line:
+                    continue
+                try:
+                    out.append(json.loads(line))
+                except json.JSONDecodeError:
+                    continue  # torn write from a kill: the item is simply redone
+    except FileNotFoundError:
+        pass
+    return out
+
+
+class RunDir:
+    """Paths of a run directory (upstream-compatible names)."""
+
+    def __init__(self, root: Path):
+        self.root = Path(root)
+
+    def ensure(self) -> RunDir:
+        self.root.mkdir(parents=True, exist_ok=True)
+        return self
+
+    @property
+    def config(self) -> Path:
+        return self.root / "config.json"
+
+    @property
+    def history(self) -> Path:
+        return self.root / "history.json"
+
+    @property
+    def state(self) -> Path:
+        return self.root / "runtime_state.json"
+
+    @property
+    def summary(self) -> Path:
+        return self.root / "summary.json"
+
+    @property
+    def best_skill(self) -> Path:
+        return self.root / "best_skill.md"
+
+    @property
+    def scores(self) -> Path:
+        return self.root / "score_book.json"
+
+    @property
+    def lr_history(self) -> Path:
+        return self.root / "lr_history.jsonl"
+
+    def skill_version(self, step: int) -> Path:
+        return self.root / "skills" / f"skill_v{step:04d}.md"
+
+    def step_dir(self, step: int) -> Path:
+        return self.root / "steps" / f"step_{step:04d}"
+
+    def epoch_dir(self, kind: str, epoch: int) -> Path:
+        return self.root / kind / f"epoch_{epoch:02d}"
+
+    def write_skill(self, path: Path, text: str) -> None:
+        write_text(path, redact_text(text))

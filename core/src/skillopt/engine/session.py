@@ -1,0 +1,175 @@
+"""What ``skillopt run`` / ``eval`` / ``config show`` do before and around the engine:
+resolve config and plugins, pick backends, guard resume, report."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from skillopt.config.loading import (
+    ConfigSources, config_diff, config_fingerprint, env_name_of, peek, raw_layers, redacted_config_data, resolve_config,
+)
+from skillopt.config.schema import RunConfig
+from skillopt.errors import ConfigError
+from skillopt.engine.rundir import RunDir, read_json, write_json
+
+
+def _env_component(sources: ConfigSources):
+    from skillopt.registry import get, get_registry
+
+    name = env_name_of(sources)
+    if not name:
+        names = get_registry().names("envs")
+        raise ConfigError(f"no env named: pass --env NAME. Installed envs: {', '.join(names) or 'none'}")
+    return get("envs", name)
+
+
+def resolve_run_config(*, config_file: Path | None, assignments: list[str], flags: dict[str, Any]) -> tuple[RunConfig, type]:
+    sources = ConfigSources(file=config_file, assignments=tuple(assignments), flags=dict(flags))
+    comp = _env_component(sources)
+    env_cls = comp.obj
+    raw = raw_layers(sources, env_cls.Config)
+    preset_name = str(peek(raw, "preset", "") or "")
+    if not preset_name and env_cls.presets:
+        preset_name = auto_preset(env_cls, resolve_config(sources, env_cls.Config))
+    preset: dict[str, Any] = {}
+    if preset_name:
+        if preset_name not in env_cls.presets:
+            raise ConfigError(f"unknown preset '{preset_name}' for env '{comp.name}'; presets: {', '.join(sorted(env_cls.presets)) or 'none'}")
+        preset = env_cls.presets[preset_name]
+    cfg = resolve_config(attrs.evolve(sources, preset=preset), env_cls.Config)
+    cfg = attrs.evolve(cfg, env=attrs.evolve(cfg.env, name=comp.name), preset=preset_name)
+    return cfg, env_cls
+
+
+def auto_preset(env_cls, cfg: RunConfig) -> str:
+    """The env's choice when no preset is named: its small preset on the embedded local
+    model (so a fresh machine finishes quickly), the paper settings otherwise."""
+    from skillopt.engine.models import backend_name
+
+    target, _ = backend_name(cfg, "target")
+    chooser = getattr(env_cls, "auto_preset", None)
+    if callable(chooser):
+        return chooser(target) or ""
+    return "small" if target == "local" and "small" in env_cls.presets else ""
+
+
+def default_out_dir(cfg: RunConfig) -> Path:
+    from skillopt import paths
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    return paths.data_dir() / "runs" / f"{cfg.env.name}-{stamp}"
+
+
+@attrs.define
+class Session:
+    cfg: RunConfig
+    env_cls: type
+    console: Any = None
+
+    def _say(self, text: str) -> None:
+        from skillopt.cli.output import info
+
+        info(text)
+
+    def _clients(self, roles):
+        from skillopt.calls import Ledger
+        from skillopt.engine.models import build_clients
+
+        b = self.cfg.budget
+        ledger = Ledger(max_cost_usd=b.max_cost_usd, max_calls=b.max_calls, max_tokens=b.max_tokens)
+        clients, reasons = build_clients(self.cfg, ledger=ledger, roles=roles)
+        for role, client in clients.items():
+            reason = f" ({reasons[role]})" if reasons[role] else ""
+            self._say(f"{role}: backend [bold]{client.backend.name}[/bold], model {client.model or 'default'}{reason}")
+        return clients, ledger
+
+    def _guard_resume(self, rundir: RunDir, data: dict, force: bool) -> str:
+        fingerprint = config_fingerprint(data)
+        old = read_json(rundir.config)
+        if old is not None and config_fingerprint(old) != fingerprint:
+            diff = config_diff(old, data)
+            if not force:
+                raise ConfigError(
+                    f"{rundir.root} holds a run with a different config; refusing to resume. Changed:\n  "
+                    + "\n  ".join(diff) + "\nUse a new --out, or --force-config to resume anyway."
+                )
+            self._say("[yellow]resuming with a changed config (--force-config):[/yellow] " + "; ".join(diff))
+        return fingerprint
+
+    def train(self, *, force_config: bool = False) -> dict:
+        from skillopt.engine.observers import Observers
+        from skillopt.engine.progress import RichReporter
+        from skillopt.engine.trainer import Trainer
+        from skillopt.registry import get
+
+        out = Path(self.cfg.out_dir).expanduser() if self.cfg.out_dir else default_out_dir(self.cfg)
+        cfg = attrs.evolve(self.cfg, out_dir=str(out))
+        self.cfg = cfg
+        data = redacted_config_data(cfg)
+        rundir = RunDir(out).ensure()
+        fingerprint = self._guard_resume(rundir, data, force_config)
+        policy = get("edit_policies", cfg.optimizer.skill_update_mode).obj()
+        gate = get("gates", cfg.evaluation.gate).obj(cfg.evaluation)
+        env = self.env_cls(cfg.env)
+        clients, ledger = self._clients(("target", "optimizer"))
+        write_json(rundir.config, data)
+        self._say(f"run directory: {out}" + (f" (preset: {cfg.preset})" if cfg.preset else ""))
+        reporter = RichReporter(ledger)
+        try:
+            trainer = Trainer(
+                cfg=cfg, env=env, target=clients["target"], optimizer=clients["optimizer"], policy=policy, gate=gate,
+                out_dir=out, ledger=ledger, reporter=reporter, observers=Observers.installed(), config_data=data,
+            )
+            return trainer.train(fingerprint)
+        finally:
+            reporter.close()
+            env.close()
+
+    def evaluate(self, skill: str, *, split: str, repeats: int = 1, skill_path: str = "") -> dict:
+        from skillopt.envs import canonical_split
+        from skillopt.engine.evaluation import Evaluator, ScoreBook, breakdown
+        from skillopt.engine.progress import RichReporter
+        from skillopt.engine.rollouts import RolloutRunner
+        from skillopt.engine.subsets import subset
+        from skillopt.records import skill_hash
+
+        split = canonical_split(split)
+        cfg = self.cfg
+        out = Path(cfg.out_dir).expanduser() if cfg.out_dir else default_out_dir(cfg).with_name(f"eval-{cfg.env.name}-{time.strftime('%Y%m%d-%H%M%S')}")
+        env = self.env_cls(cfg.env)
+        clients, ledger = self._clients(("target",))
+        reporter = RichReporter(ledger)
+        try:
+            runner = RolloutRunner(env, clients["target"], workers=cfg.env.workers, timeout_s=cfg.env.exec_timeout, reporter=reporter)
+            tasks = env.tasks(split)
+            if split == "test":
+                tasks = subset(tasks, cfg.evaluation.test_env_num, cfg.train.seed)
+            rundir = RunDir(out).ensure()
+            evaluation, rollouts = Evaluator(runner, ScoreBook(rundir.scores), seed=cfg.train.seed).evaluate(
+                skill, tasks, out / f"{split}_eval", split=split, repeats=repeats
+            )
+            if rollouts is None:
+                rollouts = runner.run(tasks, skill, out / f"{split}_eval", training=False, seed=cfg.train.seed + 7, repeats=repeats)
+        finally:
+            reporter.close()
+            env.close()
+        totals = ledger.totals()
+        summary = {
+            "env": cfg.env.name, "skill": skill_path, "skill_hash": skill_hash(skill), "split": split, "n": evaluation.n,
+            "repeats": repeats, "hard": evaluation.hard, "soft": evaluation.soft, "by_task_type": breakdown(rollouts),
+            "errors": sum(1 for r in rollouts if r.status != "ok"),
+            "usage": {"calls": totals.calls, "cached_calls": totals.cached_calls, "tokens": totals.tokens, "cost_usd": totals.cost_usd},
+            "out_dir": str(out),
+        }
+        write_json(out / "eval_summary.json", summary)
+        self._say(f"{split}: hard {evaluation.hard:.3f} soft {evaluation.soft:.3f} on {evaluation.n} items -> {out / 'eval_summary.json'}")
+        return summary
+
+
+def open_session(*, config_file: Path | None, assignments: list[str], flags: dict[str, Any], for_eval: bool = False) -> Session:
+    cfg, env_cls = resolve_run_config(config_file=config_file, assignments=assignments, flags=flags)
+    return Session(cfg=cfg, env_cls=env_cls)

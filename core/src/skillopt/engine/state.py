@@ -1,0 +1,33 @@
+"""Run state persisted in ``runtime_state.json`` after every step (and epoch stage)."""
+
+from __future__ import annotations
+
+import attrs
+
+from skillopt.engine.buffer import BufferEntry
+
+
+@attrs.define(kw_only=True)
+class TrainState:
+    version: int = 2
+    status: str = "running"
+    config_fingerprint: str = ""
+    last_completed_step: int = 0
+    current_skill_path: str = ""
+    current_hash: str = ""
+    current_score: float = 0.0
+    current_origin: str = "initial_skill"
+    best_skill_path: str = ""
+    best_hash: str = ""
+    best_score: float = 0.0
+    best_step: int = 0
+    best_origin: str = "initial_skill"
+    baseline_score: float | None = None
+    initial_hash: str = ""
+    meta_skill: str = ""
+    buffer_epoch: int = 0
+    step_buffer: list[BufferEntry] = attrs.field(factory=list)
+    epochs_done: list[int] = attrs.field(factory=list)
+    epoch_end_skills: dict[str, str] = attrs.field(factory=dict)
+    ledger: dict = attrs.field(factory=dict)
+    wall_time_s: float = 0.0

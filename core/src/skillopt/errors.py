@@ -1,0 +1,75 @@
+"""Exceptions that cross distribution boundaries.
+
+Backends raise the classified :class:`BackendError` subclasses so that the call
+pipeline can decide between failing fast (auth, bad request), retrying (rate limit,
+transient) and re-asking (schema). Messages must never contain a secret.
+"""
+
+from __future__ import annotations
+
+
+class SkillOptError(Exception):
+    """Base class: an error with a message meant for the user."""
+
+
+class ConfigError(SkillOptError):
+    """The user's configuration is wrong; the message says what to change."""
+
+
+class PluginError(SkillOptError):
+    """A plugin is missing, broken or conflicts with another one."""
+
+
+class BackendError(SkillOptError):
+    """A model call failed. ``retryable`` tells the pipeline whether to try again."""
+
+    retryable = False
+
+    def __init__(self, message: str, *, backend: str = "", status: int | None = None):
+        super().__init__(message)
+        self.backend = backend
+        self.status = status
+
+
+class AuthError(BackendError):
+    """Credentials missing or rejected: fail at once, naming the setting to fix."""
+
+
+class BadRequestError(BackendError):
+    """The provider refused the request as malformed (unknown model, bad parameter)."""
+
+
+class RateLimitError(BackendError):
+    """429: retry after ``retry_after`` seconds when the provider says so."""
+
+    retryable = True
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kw):
+        super().__init__(message, **kw)
+        self.retry_after = retry_after
+
+
+class TransientError(BackendError):
+    """5xx, connection reset, timeout: retry with backoff."""
+
+    retryable = True
+
+
+class CallTimeout(TransientError):
+    """The call exceeded its deadline."""
+
+
+class SchemaError(BackendError):
+    """The reply did not match the requested JSON schema (after re-asking)."""
+
+
+class CacheMiss(BackendError):
+    """Replay mode found no recorded answer for a request."""
+
+
+class BudgetExceeded(SkillOptError):
+    """A hard budget (cost, calls, tokens) is spent; the run stops at a step boundary."""
+
+
+class Cancelled(SkillOptError):
+    """The run was asked to stop."""

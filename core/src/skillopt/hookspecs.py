@@ -1,0 +1,117 @@
+"""Hook specifications: the whole plugin surface of SkillOpt.
+
+Each ``skillopt_register_*`` hook receives a ``register`` callback. Calling it records
+a component under a user-facing name together with the distribution that provided it:
+
+    register(obj, name=None, aliases=(), summary=None)
+
+``name`` defaults to ``obj.name``. A name that another distribution already registered
+is an error naming both. Every hook is documented in ``docs/plugin-hooks.md``.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import pluggy
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+hookspec = pluggy.HookspecMarker("skillopt")
+hookimpl = pluggy.HookimplMarker("skillopt")
+
+
+@hookspec
+def skillopt_register_envs(register: Callable[..., None]) -> None:
+    """Register benchmark environments (subclasses of :class:`skillopt.envs.Env`).
+
+    :param register: call ``register(EnvClass, aliases=("short",))`` once per env.
+    """
+
+
+@hookspec
+def skillopt_register_backends(register: Callable[..., None]) -> None:
+    """Register model backends (subclasses of :class:`skillopt.backends.Backend`).
+
+    :param register: call ``register(BackendClass)`` once per backend.
+    """
+
+
+@hookspec
+def skillopt_register_edit_policies(register: Callable[..., None]) -> None:
+    """Register edit policies (subclasses of :class:`skillopt.policies.EditPolicy`),
+    selected by ``optimizer.skill_update_mode``.
+
+    :param register: call ``register(PolicyClass)`` once per policy.
+    """
+
+
+@hookspec
+def skillopt_register_gates(register: Callable[..., None]) -> None:
+    """Register validation gates (subclasses of :class:`skillopt.gates.Gate`),
+    selected by ``evaluation.gate``.
+
+    :param register: call ``register(GateClass)`` once per gate.
+    """
+
+
+@hookspec
+def skillopt_register_harvesters(register: Callable[..., None]) -> None:
+    """Register transcript harvesters for ``skillopt sleep``
+    (subclasses of :class:`skillopt.harvesters.Harvester`).
+
+    :param register: call ``register(HarvesterClass)`` once per agent source.
+    """
+
+
+@hookspec
+def skillopt_register_commands(app: Any) -> None:
+    """Attach CLI commands to the root ``skillopt`` typer app.
+
+    Called at every CLI start, so the implementing module must import nothing heavy
+    at module level; import inside the command functions instead.
+
+    :param app: the root :class:`typer.Typer`; call ``app.add_typer(sub, name=...)``.
+    """
+
+
+@hookspec
+def skillopt_run_started(run: Any) -> None:
+    """Observer: a training or eval run starts.
+
+    :param run: a :class:`skillopt.engine.observers.RunInfo` (out_dir, env, redacted config).
+    """
+
+
+@hookspec
+def skillopt_step_finished(run: Any, step: Any) -> None:
+    """Observer: one training step finished and its files are written.
+
+    :param run: the :class:`~skillopt.engine.observers.RunInfo` of the run.
+    :param step: the :class:`skillopt.records.StepRecord` just appended to history.json.
+    """
+
+
+@hookspec
+def skillopt_run_finished(run: Any, summary: dict) -> None:
+    """Observer: the run ended (finished, stopped by a budget, or failed).
+
+    :param run: the :class:`~skillopt.engine.observers.RunInfo` of the run.
+    :param summary: the data written to ``summary.json``.
+    """
+
+
+__all__ = [
+    "hookimpl",
+    "hookspec",
+    "skillopt_register_backends",
+    "skillopt_register_commands",
+    "skillopt_register_edit_policies",
+    "skillopt_register_envs",
+    "skillopt_register_gates",
+    "skillopt_register_harvesters",
+    "skillopt_run_finished",
+    "skillopt_run_started",
+    "skillopt_step_finished",
+]

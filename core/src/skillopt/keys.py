@@ -1,0 +1,75 @@
+"""API keys: environment variables first, then the user's keys file (mode 0600).
+
+Keys are never written to a run directory; every key we hand out is registered with
+:mod:`skillopt.redact` so it is masked if it ever reaches a message or a file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+
+from skillopt import paths
+from skillopt.redact import register_secret
+
+
+def _read(path: Path) -> dict[str, str]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return {}
+    except json.JSONDecodeError:
+        return {}
+    return {str(k): str(v) for k, v in data.items()} if isinstance(data, dict) else {}
+
+
+def stored_keys() -> dict[str, str]:
+    return _read(paths.keys_file())
+
+
+def get_key(name: str, env_vars: tuple[str, ...] = ()) -> str | None:
+    """The key for ``name``: the first set env var of ``env_vars``, else the keys file."""
+    for var in env_vars:
+        value = os.environ.get(var)
+        if value:
+            register_secret(value)
+            return value
+    value = stored_keys().get(name)
+    if value:
+        register_secret(value)
+    return value or None
+
+
+def set_key(name: str, value: str) -> Path:
+    """Store a key; the file is created with mode 0600 and replaced atomically."""
+    path = paths.keys_file()
+    paths.ensure_private_dir(path.parent)
+    data = stored_keys()
+    data[name] = value
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".keys-", suffix=".json")
+    try:
+        os.fchmod(fd, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(data, fh, indent=2)
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    os.chmod(path, 0o600)
+    return path
+
+
+def delete_key(name: str) -> bool:
+    data = stored_keys()
+    if name not in data:
+        return False
+    del data[name]
+    path = paths.keys_file()
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".keys-", suffix=".json")
+    os.fchmod(fd, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as fh:
+        json.dump(data, fh, indent=2)
+    os.replace(tmp, path)
+    return True

@@ -1,0 +1,94 @@
+"""The edit-policy contract: scored trajectories in, a candidate skill out.
+
+The engine drives the stages (minibatching, the k-ary merge tree, persistence,
+resume); a policy supplies what each stage means for its payload: bounded edits
+(``patch``), revision suggestions applied by a rewrite (``rewrite``), or whole new
+skills (``full-rewrite``).
+"""
+
+from __future__ import annotations
+
+import abc
+from collections.abc import Callable
+from importlib import resources
+from typing import Any, ClassVar
+
+import attrs
+
+from skillopt.config.schema import RunConfig
+from skillopt.records import EditResult, Patch, Rollout, Task
+
+
+@attrs.frozen(kw_only=True)
+class OptimizerContext:
+    """Everything an optimizer stage may use. ``budget`` is the *scheduled* budget."""
+
+    client: Any
+    skill: str
+    budget: int | None
+    config: RunConfig
+    step_history: str = ""
+    meta_skill: str = ""
+    prompt_override: Callable[[str], str | None] | None = attrs.field(default=None, eq=False)
+    seed: int = 0
+    notes: list[str] = attrs.field(factory=list, eq=False)
+
+    @property
+    def sar(self) -> bool:
+        return self.config.optimizer.use_skill_aware_reflection
+
+    def prompt(self, name: str) -> str:
+        """A prompt by name: the env's override if it has one, else the packaged default."""
+        if self.prompt_override is not None:
+            text = self.prompt_override(name)
+            if text:
+                return text
+        return resources.files("skillopt.prompts").joinpath(f"{name}.md").read_text(encoding="utf-8")
+
+    def ask(self, *, stage: str, system: str, user: str, schema: dict, max_tokens: int = 4096) -> dict:
+        """One schema-constrained optimizer call; raises SchemaError after re-asks fail."""
+        from skillopt.records import CompletionRequest, Message
+
+        request = CompletionRequest(
+            messages=(Message(role="system", content=system), Message(role="user", content=user)),
+            max_tokens=max_tokens,
+            json_schema=schema,
+            role="optimizer",
+            stage=stage,
+            seed=self.seed,
+            temperature=0.0 if self.config.model.temperature is None else self.config.model.temperature,
+        )
+        completion = self.client.complete(request)
+        return completion.parsed
+
+    def note(self, message: str) -> None:
+        """Record a degraded path (fallback) so it shows up in the step record."""
+        self.notes.append(message)
+
+
+class EditPolicy(abc.ABC):
+    """Base class of edit-policy plugins."""
+
+    name: ClassVar[str] = ""
+    summary: ClassVar[str] = ""
+    #: whether the learning-rate budget clips this policy's proposals
+    uses_budget: ClassVar[bool] = True
+
+    @abc.abstractmethod
+    def reflect(self, ctx: OptimizerContext, rollouts: list[Rollout], tasks: dict[str, Task], kind: str) -> Patch:
+        """One analyst call over a minibatch of ``kind`` ('failure' or 'success') trajectories."""
+
+    @abc.abstractmethod
+    def merge(self, ctx: OptimizerContext, patches: list[Patch], kind: str) -> Patch:
+        """Merge a group of patches (``kind``: 'failure', 'success' or 'final')."""
+
+    @abc.abstractmethod
+    def select(self, ctx: OptimizerContext, patch: Patch, budget: int | None) -> tuple[Patch, dict[str, Any]]:
+        """Rank and clip to ``budget`` (None = no clipping); returns the kept patch and details."""
+
+    @abc.abstractmethod
+    def apply(self, ctx: OptimizerContext, skill: str, patch: Patch) -> tuple[str, list[EditResult], dict[str, Any]]:
+        """Build the candidate skill; report every edit's fate."""
+
+    def propose_count(self, patch: Patch) -> int:
+        return patch.size

@@ -1,0 +1,68 @@
+"""Rendering trajectories and history for optimizer prompts.
+
+The skill is sent once per call (upstream repeats it inside every trajectory), each
+section is capped in characters, and item ids never reach the optimizer.
+"""
+
+from __future__ import annotations
+
+import json
+
+from skillopt.records import Rollout, Task
+
+
+def clip(text: str, limit: int) -> str:
+    """Keep the head and tail of long text, marking the cut."""
+    if len(text) <= limit:
+        return text
+    half = max(limit // 2 - 20, 10)
+    return f"{text[:half]}\n[... {len(text) - 2 * half} characters omitted ...]\n{text[-half:]}"
+
+
+def render_trajectory(index: int, rollout: Rollout, task: Task | None, max_chars: int) -> str:
+    lines = [f"### Trajectory {index} (task type: {rollout.task_type}; status: {rollout.status})"]
+    turns = list(rollout.turns)
+    first_user = next((t for t in turns if t.role == "user"), None)
+    if first_user is not None:
+        lines.append("**Task as the target saw it:**")
+        lines.append(clip(first_user.content, max_chars // 2))
+    rest = [t for t in turns if t is not first_user and t.role != "system" and t.kind != "evaluation"]
+    if rest:
+        lines.append("**Target transcript:**")
+        body = "\n".join(f"[{t.kind if t.kind != 'message' else t.role}] {t.content}" for t in rest)
+        lines.append(clip(body, max_chars // 2))
+    if rollout.error:
+        lines.append(f"**Error:** {clip(rollout.error, 500)}")
+    lines.append(f"**Evaluation:** hard={rollout.score.hard:.2f} soft={rollout.score.soft:.2f}. {rollout.score.feedback}")
+    if task is not None and task.reference:
+        lines.append("**Hidden reference (never shown to the target):**")
+        lines.append(clip(task.reference, max_chars // 3))
+    return "\n".join(lines)
+
+
+def skill_section(skill: str) -> str:
+    return "## Current skill\n<skill>\n" + (skill.strip() or "(empty)") + "\n</skill>"
+
+
+def budget_section(budget: int | None, noun: str = "edits") -> str:
+    if budget is None:
+        return f"## Edit budget\nNo fixed budget: propose only the {noun} the evidence warrants."
+    return f"## Edit budget\nPropose at most {budget} {noun}."
+
+
+def history_section(history: str) -> str:
+    return "## Step history (this epoch)\n" + history if history.strip() else ""
+
+
+def meta_section(meta: str) -> str:
+    if not meta.strip():
+        return ""
+    return "## Optimizer meta skill\nGuidance learnt in earlier epochs; prefer it when evidence is ambiguous.\n" + meta
+
+
+def join_sections(*sections: str) -> str:
+    return "\n\n".join(s for s in sections if s and s.strip())
+
+
+def as_json(data) -> str:
+    return json.dumps(data, ensure_ascii=False, indent=1)

@@ -1,0 +1,123 @@
+"""JSON schemas of optimizer replies. Backends enforce them (constrained decoding,
+``response_format``, tool schemas); the pipeline re-validates and re-asks."""
+
+from __future__ import annotations
+
+from skillopt.records import EDIT_OPS
+
+TEXT = {"type": "string", "maxLength": 2000}
+SHORT = {"type": "string", "maxLength": 600}
+
+
+def edit_schema() -> dict:
+    return {
+        "type": "object",
+        "properties": {
+            "op": {"type": "string", "enum": list(EDIT_OPS)},
+            "target": SHORT,
+            "content": TEXT,
+            "rationale": SHORT,
+            "support_count": {"type": "integer", "minimum": 1},
+        },
+        "required": ["op", "content"],
+    }
+
+
+def _items(item: dict, limit: int | None) -> dict:
+    schema = {"type": "array", "items": item}
+    if limit is not None:
+        schema["maxItems"] = max(limit, 0)
+    return schema
+
+
+def analyst_patch_schema(kind: str, budget: int | None, sar: bool) -> dict:
+    props: dict = {"reasoning": SHORT, "edits": _items(edit_schema(), budget)}
+    if kind == "failure":
+        pattern = {
+            "type": "object",
+            "properties": {"failure_type": {"type": "string", "maxLength": 80}, "count": {"type": "integer"}, "description": SHORT},
+            "required": ["failure_type", "description"],
+        }
+        if sar:
+            pattern["properties"]["route"] = {"type": "string", "enum": ["SKILL_DEFECT", "EXECUTION_LAPSE"]}
+        props["failure_summary"] = _items(pattern, 8)
+    else:
+        props["success_patterns"] = _items(SHORT, 8)
+    if sar:
+        props["appendix_notes"] = _items(SHORT, 5)
+    return {"type": "object", "properties": props, "required": ["reasoning", "edits"]}
+
+
+def merged_patch_schema() -> dict:
+    return {"type": "object", "properties": {"reasoning": SHORT, "edits": _items(edit_schema(), None)}, "required": ["edits"]}
+
+
+def ranking_schema(n_items: int, budget: int) -> dict:
+    return {
+        "type": "object",
+        "properties": {
+            "reasoning": SHORT,
+            "selected_indices": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": max(n_items - 1, 0)}, "maxItems": budget},
+        },
+        "required": ["selected_indices"],
+    }
+
+
+SUGGESTION_TYPES = ["add_rule", "remove_rule", "merge_rules", "reorganize", "compress", "clarify"]
+
+
+def suggestion_schema() -> dict:
+    return {
+        "type": "object",
+        "properties": {
+            "type": {"type": "string", "enum": SUGGESTION_TYPES},
+            "title": {"type": "string", "maxLength": 120},
+            "motivation": SHORT,
+            "instruction": TEXT,
+            "priority_hint": {"type": "string", "enum": ["high", "medium", "low"]},
+            "support_count": {"type": "integer", "minimum": 1},
+        },
+        "required": ["type", "title", "instruction"],
+    }
+
+
+def analyst_rewrite_schema(kind: str, budget: int | None) -> dict:
+    props = {"reasoning": SHORT, "suggestions": _items(suggestion_schema(), budget)}
+    return {"type": "object", "properties": props, "required": ["suggestions"]}
+
+
+def merged_suggestions_schema() -> dict:
+    return {"type": "object", "properties": {"reasoning": SHORT, "suggestions": _items(suggestion_schema(), None)}, "required": ["suggestions"]}
+
+
+def new_skill_schema() -> dict:
+    return {
+        "type": "object",
+        "properties": {
+            "reasoning": SHORT,
+            "change_summary": _items(SHORT, 12),
+            "new_skill": {"type": "string", "minLength": 1, "maxLength": 40000},
+        },
+        "required": ["new_skill"],
+    }
+
+
+def lr_schema() -> dict:
+    return {
+        "type": "object",
+        "properties": {
+            "learning_rate": {"type": "integer", "minimum": 0},
+            "reasoning": SHORT,
+            "confidence": {"type": "string", "enum": ["low", "medium", "high"]},
+            "risk_notes": _items(SHORT, 5),
+        },
+        "required": ["learning_rate"],
+    }
+
+
+def text_block_schema(key: str) -> dict:
+    return {"type": "object", "properties": {"reasoning": SHORT, key: {"type": "string", "maxLength": 6000}}, "required": [key]}
+
+
+def notes_schema() -> dict:
+    return {"type": "object", "properties": {"appendix_notes": _items(SHORT, 30)}, "required": ["appendix_notes"]}

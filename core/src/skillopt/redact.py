@@ -1,0 +1,99 @@
+"""Keeping secrets out of everything we write.
+
+Two mechanisms, both cheap enough to run on every file and log line:
+
+* values we *know* are secrets (the API keys a run resolved) are registered once and
+  masked wherever they appear, whatever their shape;
+* values that *look* like secrets (provider key formats, bearer tokens, private keys,
+  ``.env``-style assignments) are masked by pattern.
+
+Config mappings are also redacted by key name (``api_key``, ``token``, ``secret`` ...).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Mapping
+from typing import Any
+
+MASK = "***REDACTED***"
+
+_known: set[str] = set()
+_known_lock = threading.Lock()
+
+SECRET_KEY_NAME = re.compile(
+    r"(^|[_-])(api[_-]?key|secret|client[_-]?secret|password|passwd|access[_-]?token|"
+    r"auth[_-]?token|refresh[_-]?token|bearer|token|credentials?|private[_-]?key|sas)$",
+    re.IGNORECASE,
+)
+
+# Provider key formats. Each pattern is anchored on a distinctive prefix, so ordinary
+# prose and hashes are left alone.
+SECRET_PATTERNS: tuple[re.Pattern[str], ...] = (
+    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
+    re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{16,}"),
+    re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
+    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
+    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}"),
+    re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
+    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
+    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"),
+    re.compile(r"\bhf_[A-Za-z0-9]{30,}"),
+    re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}"),
+    re.compile(r"\b(?:r|s)k_live_[A-Za-z0-9]{20,}"),
+    re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"),
+    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{16,}=*"),
+    re.compile(r"(?i)(AccountKey|SharedAccessSignature|sig)=[A-Za-z0-9%+/=]{20,}"),
+    re.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
+)
+
+# KEY=value lines whose key name says "secret" (.env files, shell exports, headers).
+ASSIGNMENT = re.compile(
+    r"(?im)^(\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*"
+    r"(?:API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY)[A-Za-z0-9_]*\s*[=:]\s*)"
+    r"(['\"]?)([^'\"\s#]{6,})\2"
+)
+
+
+def register_secret(value: str | None) -> None:
+    """Mask this exact value from now on (called for every resolved credential)."""
+    if value and len(value) >= 6:
+        with _known_lock:
+            _known.add(value)
+
+
+def redact_text(text: str) -> str:
+    """``text`` with known and pattern-shaped secrets masked."""
+    if not text:
+        return text
+    with _known_lock:
+        known = sorted(_known, key=len, reverse=True)
+    for secret in known:
+        if secret in text:
+            text = text.replace(secret, MASK)
+    for pattern in SECRET_PATTERNS:
+        text = pattern.sub(MASK, text)
+    text = ASSIGNMENT.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)
+    return text
+
+
+def is_secret_key(name: str) -> bool:
+    return bool(SECRET_KEY_NAME.search(name)) and not name.lower().endswith("_env")
+
+
+def redact_data(data: Any) -> Any:
+    """A copy of JSON-like data with secret-named keys masked and strings scrubbed."""
+    if isinstance(data, Mapping):
+        out = {}
+        for key, value in data.items():
+            if is_secret_key(str(key)) and value not in (None, "", {}, []):
+                out[key] = MASK
+            else:
+                out[key] = redact_data(value)
+        return out
+    if isinstance(data, (list, tuple)):
+        return [redact_data(item) for item in data]
+    if isinstance(data, str):
+        return redact_text(data)
+    return data

@@ -1,0 +1,109 @@
+"""``scripted``: a deterministic stand-in for a model, for engine and plugin tests.
+
+It is not a model. It answers from a script: a Python callable given in code, or a
+JSON rules file (``--set model.options.rules=rules.json``) mapping a stage and a regex
+over the request text to a reply. Schema requests with no matching rule get the
+smallest valid instance of the schema, so a run completes deterministically.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from skillopt.backends import Backend, BackendSettings
+from skillopt.hookspecs import hookimpl
+from skillopt.records import Completion, CompletionRequest, Usage
+
+Reply = str | dict | list | BaseException
+Script = Callable[[CompletionRequest], Reply]
+
+
+def minimal_instance(schema: dict[str, Any]) -> Any:
+    """The smallest value that satisfies ``schema`` (required keys only)."""
+    if "enum" in schema:
+        return schema["enum"][0]
+    kind = schema.get("type", "object")
+    kind = kind[0] if isinstance(kind, list) else kind
+    if kind == "object":
+        props = schema.get("properties", {})
+        return {key: minimal_instance(props.get(key, {})) for key in schema.get("required", [])}
+    if kind == "array":
+        return [minimal_instance(schema.get("items", {})) for _ in range(schema.get("minItems", 0))]
+    if kind == "string":
+        return "x" * schema.get("minLength", 0)
+    if kind in ("integer", "number"):
+        return schema.get("minimum", 0)
+    if kind == "boolean":
+        return False
+    return None
+
+
+def request_text(request: CompletionRequest) -> str:
+    return "\n".join(f"[{m.role}] {m.content}" for m in request.messages)
+
+
+def rules_script(path: Path) -> Script:
+    """A script from a JSON list of ``{"stage", "match", "reply"}`` rules (first match wins)."""
+    rules = json.loads(Path(path).read_text(encoding="utf-8"))
+
+    def script(request: CompletionRequest) -> Reply:
+        text = request_text(request)
+        for rule in rules:
+            if rule.get("stage", "*") not in ("*", request.stage):
+                continue
+            if re.search(rule.get("match", ""), text, re.DOTALL):
+                return rule["reply"]
+        return default_script(request)
+
+    return script
+
+
+def default_script(request: CompletionRequest) -> Reply:
+    if request.json_schema is not None:
+        return minimal_instance(request.json_schema)
+    return "scripted reply"
+
+
+class ScriptedBackend(Backend):
+    """Deterministic fake backend (tests and plugin development; not a model)."""
+
+    name = "scripted"
+    summary = "deterministic scripted replies for tests (not a model)"
+    default_model = "scripted"
+    auto_priority = None
+
+    def __init__(self, settings: BackendSettings | None = None, script: Script | None = None):
+        super().__init__(settings or BackendSettings(name="scripted", model="scripted"))
+        rules = self.settings.options.get("rules")
+        self.script = script or (rules_script(Path(rules)) if rules else default_script)
+        self.requests: list[CompletionRequest] = []
+        self._lock = threading.Lock()
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        with self._lock:
+            self.requests.append(request)
+        reply = self.script(request)
+        if isinstance(reply, BaseException):
+            raise reply
+        text = reply if isinstance(reply, str) else json.dumps(reply)
+        prompt = sum(len(m.content) for m in request.messages) // 4 + 1
+        return Completion(
+            text=text,
+            usage=Usage(prompt_tokens=prompt, completion_tokens=len(text) // 4 + 1),
+            model=self.settings.model or "scripted",
+            finish_reason="stop",
+        )
+
+    def stages(self) -> list[str]:
+        with self._lock:
+            return [r.stage for r in self.requests]
+
+
+@hookimpl
+def skillopt_register_backends(register):
+    register(ScriptedBackend)

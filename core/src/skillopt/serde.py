@@ -1,0 +1,107 @@
+"""One converter factory for every record and config class.
+
+Two flavours, as the data demands: *strict* for what a user typed (an unknown key is a
+typo, and we say which key and what was probably meant), *lenient* for files an older
+SkillOpt wrote (extra keys are ignored, so old run directories stay readable).
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import types
+import typing
+from pathlib import Path
+from typing import Any, TypeVar
+
+import attrs
+import cattrs
+from cattrs.preconf.json import make_converter as _make_json_converter
+
+from skillopt.errors import ConfigError
+
+T = TypeVar("T")
+
+_CONVERTERS: dict[bool, cattrs.Converter] = {}
+
+
+def make_converter(*, strict: bool) -> cattrs.Converter:
+    """A fresh JSON-ready converter; ``strict`` forbids unknown keys."""
+    conv = _make_json_converter(forbid_extra_keys=strict, omit_if_default=False)
+    conv.register_unstructure_hook(Path, str)
+    conv.register_structure_hook(Path, lambda v, _: Path(v))
+    return conv
+
+
+def converter(*, strict: bool = False) -> cattrs.Converter:
+    """The shared converter of a flavour (converters are thread-safe once built)."""
+    conv = _CONVERTERS.get(strict)
+    if conv is None:
+        conv = _CONVERTERS[strict] = make_converter(strict=strict)
+    return conv
+
+
+def to_data(obj: Any) -> Any:
+    """Plain JSON-compatible data for a record (or a list/dict of records)."""
+    return converter().unstructure(obj)
+
+
+def from_data(data: Any, cls: type[T]) -> T:
+    """Read a record written by any SkillOpt version: unknown keys are ignored."""
+    return converter(strict=False).structure(data, cls)
+
+
+def dumps(obj: Any, *, indent: int | None = 2) -> str:
+    return json.dumps(to_data(obj), indent=indent, ensure_ascii=False, sort_keys=False)
+
+
+def structure_strict(data: Any, cls: type[T], *, where: str = "") -> T:
+    """Structure user-written data; errors name the offending key."""
+    check_known_keys(data, cls, prefix=where)
+    try:
+        return converter(strict=True).structure(data, cls)
+    except cattrs.BaseValidationError as exc:
+        messages = cattrs.transform_error(exc, path=where or "config")
+        raise ConfigError("invalid configuration:\n  " + "\n  ".join(messages)) from None
+    except (TypeError, ValueError) as exc:
+        raise ConfigError(f"invalid configuration{' in ' + where if where else ''}: {exc}") from None
+
+
+def check_known_keys(data: Any, cls: type, *, prefix: str = "") -> None:
+    """Raise :class:`ConfigError` for the first key that ``cls`` does not declare.
+
+    The message gives the full dotted path and the closest valid key, which is what a
+    user needs to fix a typo (cattrs' own error only says that *some* key is extra).
+    """
+    if not isinstance(data, dict) or not attrs.has(cls):
+        return
+    fields = {f.name: f for f in attrs.fields(cls)}
+    for key, value in data.items():
+        path = f"{prefix}.{key}" if prefix else str(key)
+        if key not in fields:
+            raise ConfigError(unknown_key_message(path, key, list(fields)))
+        sub = attrs_class_of(fields[key].type)
+        if sub is not None:
+            check_known_keys(value, sub, prefix=path)
+
+
+def unknown_key_message(path: str, key: str, valid: list[str]) -> str:
+    close = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.5)
+    parent = path.rsplit(".", 1)[0] if "." in path else ""
+    hint = f" Did you mean '{parent + '.' if parent else ''}{close[0]}'?" if close else ""
+    where = f"'{parent}'" if parent else "the top level"
+    return f"unknown config key '{path}'.{hint} Valid keys in {where}: {', '.join(sorted(valid))}."
+
+
+def attrs_class_of(tp: Any) -> type | None:
+    """The attrs class inside ``tp`` (``X`` or ``X | None``), if any."""
+    if isinstance(tp, str):
+        return None
+    if attrs.has(tp):
+        return tp
+    origin = typing.get_origin(tp)
+    if origin in (typing.Union, types.UnionType):
+        for arg in typing.get_args(tp):
+            if arg is not type(None) and attrs.has(arg):
+                return arg
+    return None

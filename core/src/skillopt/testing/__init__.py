@@ -1,0 +1,63 @@
+"""Testing helpers for plugin authors (an opt-in pytest plugin).
+
+Add ``pytest_plugins = ["skillopt.testing"]`` to your ``conftest.py`` to get:
+
+* ``skillopt_home`` (autouse): ``SKILLOPT_HOME`` points at a temp dir and loaded
+  plugins are forgotten between tests, so tests never touch the user's files;
+* ``scripted_client``: a factory for a :class:`~skillopt.calls.ModelClient` around
+  the deterministic :class:`ScriptedBackend`;
+* ``run_cli``: invoke the ``skillopt`` CLI in-process.
+
+and the contract checkers :func:`check_env_contract` and :func:`check_backend_contract`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from skillopt.testing.contracts import ContractError, check_backend_contract, check_env_contract
+from skillopt.scripted import ScriptedBackend, minimal_instance, request_text
+
+__all__ = [
+    "ContractError",
+    "ScriptedBackend",
+    "check_backend_contract",
+    "check_env_contract",
+    "minimal_instance",
+    "request_text",
+]
+
+
+@pytest.fixture(autouse=True)
+def skillopt_home(tmp_path_factory, monkeypatch):
+    home = tmp_path_factory.mktemp("skillopt-home")
+    monkeypatch.setenv("SKILLOPT_HOME", str(home))
+    monkeypatch.delenv("SKILLOPT_DISABLE_PLUGINS", raising=False)
+    from skillopt.plugins import reset_host
+
+    reset_host()
+    yield home
+    reset_host()
+
+
+@pytest.fixture
+def scripted_client():
+    from skillopt.calls import Ledger, ModelClient
+
+    def make(script=None, *, role: str = "target", ledger: Ledger | None = None, **kw):
+        return ModelClient(ScriptedBackend(script=script), role=role, ledger=ledger or Ledger(), cache=None, cache_mode="off", **kw)
+
+    return make
+
+
+@pytest.fixture
+def run_cli():
+    from typer.testing import CliRunner
+
+    def invoke(*args: str, input: str | None = None):
+        from skillopt.cli import app, attach_plugin_commands
+
+        attach_plugin_commands()
+        return CliRunner().invoke(app, list(args), input=input, catch_exceptions=False)
+
+    return invoke

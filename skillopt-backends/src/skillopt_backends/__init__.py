@@ -1,0 +1,1 @@
+"""SkillOpt model backends: embedded local llama.cpp, OpenAI, OpenAI-compatible, Azure OpenAI, Anthropic."""

@@ -1,0 +1,1 @@
+"""SkillOpt env plugin: LiveMathematicianBench-style multiple-choice mathematics."""

@@ -1,0 +1,1 @@
+"""SkillOpt env plugin: SearchQA (snippet reading comprehension), the reference benchmark."""

@@ -1,0 +1,1 @@
+"""SkillOpt env plugin: SpreadsheetBench-style code generation over xlsx workbooks."""
