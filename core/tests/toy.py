@@ -89,11 +89,14 @@ def toy_optimizer(*, harmful: bool = False, rank_reverse: bool = False):
             edits = [{"op": "append", "content": f"- RULE-{k}: apply the {k} transformation."} for k in kinds]
             if harmful:
                 edits.insert(0, {"op": "append", "content": "- RULE-BAD: answer quickly."})
+            budget = re.search(r"Propose at most (\d+) edits", text)
+            if budget:
+                edits = edits[: int(budget.group(1))]
             return {"reasoning": "missing rules", "failure_summary": [{"failure_type": "missing rule", "description": ", ".join(kinds)}], "edits": edits}
         if request.stage == "merge":
             seen, edits = set(), []
-            for block in re.findall(r"\[\{.*?\}\]", text, re.DOTALL):
-                for e in json.loads(block):
+            for chunk in text.split("### Proposal")[1:]:
+                for e in json.loads(chunk[chunk.index("[") : chunk.rindex("]") + 1]):
                     if e["content"] not in seen:
                         seen.add(e["content"])
                         edits.append({"op": e["op"], "content": e["content"], "target": e.get("target", "")})

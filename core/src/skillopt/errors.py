@@ -39,6 +39,11 @@ class BadRequestError(BackendError):
     """The provider refused the request as malformed (unknown model, bad parameter)."""
 
 
+class ContextLengthError(BackendError):
+    """The request does not fit the model's context window. Not retryable, but not fatal
+    to a run either: the engine counts that one call (a minibatch, an item) as failed."""
+
+
 class RateLimitError(BackendError):
     """429: retry after ``retry_after`` seconds when the provider says so."""
 

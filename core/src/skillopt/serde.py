@@ -8,6 +8,7 @@ SkillOpt wrote (extra keys are ignored, so old run directories stay readable).
 from __future__ import annotations
 
 import difflib
+import functools
 import json
 import types
 import typing
@@ -61,10 +62,26 @@ def structure_strict(data: Any, cls: type[T], *, where: str = "") -> T:
     try:
         return converter(strict=True).structure(data, cls)
     except cattrs.BaseValidationError as exc:
-        messages = cattrs.transform_error(exc, path=where or "config")
+        messages = cattrs.transform_error(exc, path=where or "config", format_exception=_format_exception)
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(messages)) from None
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"invalid configuration{' in ' + where if where else ''}: {exc}") from None
+
+
+@functools.cache
+def field_types(cls: type) -> dict[str, Any]:
+    """Resolved field types of an attrs class (annotations may be strings)."""
+    hints = typing.get_type_hints(cls)
+    return {f.name: hints.get(f.name, f.type) for f in attrs.fields(cls)}
+
+
+def _format_exception(exc: BaseException, type_: Any) -> str:
+    """Keep attrs validator messages (they name the field and the allowed values)."""
+    if isinstance(exc, (ValueError, TypeError)) and exc.args:
+        return exc.args[0] if isinstance(exc.args[0], str) else str(exc)
+    from cattrs.v import format_exception
+
+    return format_exception(exc, type_)
 
 
 def check_known_keys(data: Any, cls: type, *, prefix: str = "") -> None:
@@ -75,12 +92,12 @@ def check_known_keys(data: Any, cls: type, *, prefix: str = "") -> None:
     """
     if not isinstance(data, dict) or not attrs.has(cls):
         return
-    fields = {f.name: f for f in attrs.fields(cls)}
+    fields = field_types(cls)
     for key, value in data.items():
         path = f"{prefix}.{key}" if prefix else str(key)
         if key not in fields:
             raise ConfigError(unknown_key_message(path, key, list(fields)))
-        sub = attrs_class_of(fields[key].type)
+        sub = attrs_class_of(fields[key])
         if sub is not None:
             check_known_keys(value, sub, prefix=path)
 

@@ -20,7 +20,7 @@ import attrs
 from skillopt.config.schema import EnvConfig, RunConfig, canonical_update_mode
 from skillopt.errors import ConfigError
 from skillopt.redact import redact_data
-from skillopt.serde import attrs_class_of, check_known_keys, structure_strict, to_data, unknown_key_message
+from skillopt.serde import attrs_class_of, field_types, check_known_keys, structure_strict, to_data, unknown_key_message
 
 # Keys that may change between a run and its resume without changing its results.
 RESUME_NEUTRAL_KEYS = frozenset(
@@ -95,9 +95,13 @@ def raw_layers(sources: ConfigSources, env_cls: type[EnvConfig] = EnvConfig) -> 
 
 
 def env_name_of(sources: ConfigSources) -> str:
-    """The env a run names, before the env's own schema is known."""
-    raw = raw_layers(sources)  # untyped pass: only env.name is read
-    return str(peek(raw, "env.name", "") or "")
+    """The env a run names, read before the env's own schema (and so its keys) is known."""
+    name = peek(load_config_file(sources.file), "env.name", "") if sources.file is not None else ""
+    for assignment in sources.assignments:
+        key, _, value = assignment.partition("=")
+        if key.strip() == "env.name":
+            name = value.strip().strip("'\"")
+    return str(sources.flags.get("env.name") or name or "")
 
 
 def resolve_config(sources: ConfigSources, env_cls: type[EnvConfig] = EnvConfig) -> RunConfig:
@@ -138,11 +142,10 @@ def field_type(dotted: str, env_cls: type[EnvConfig] = EnvConfig) -> Any:
             return Any
         if i == 1 and parts[0] == "env":
             cls = env_cls
-        names = {f.name: f for f in attrs.fields(cls)}
+        names = field_types(cls)
         if part not in names:
-            raise ConfigError(unknown_key_message(dotted, part, list(names)) if i == 0 else
-                              unknown_key_message(".".join(parts[: i + 1]), part, list(names)))
-        tp = names[part].type
+            raise ConfigError(unknown_key_message(".".join(parts[: i + 1]), part, list(names)))
+        tp = names[part]
         if i == len(parts) - 1:
             return tp
         if parts[0] == "env" and i == 0:
@@ -211,8 +214,11 @@ def _coerce(value: Any, tp: Any, dotted: str) -> Any:
             return text
         if origin in (tuple, list):
             if text.startswith("["):
-                return list(_literal(text))
-            return [item.strip() for item in text.split(",") if item.strip()]
+                try:
+                    return list(_literal(text))
+                except (ValueError, json.JSONDecodeError):
+                    text = text.strip("[]")  # bare words: [MUST, NEVER]
+            return [item.strip().strip("'\"") for item in text.split(",") if item.strip()]
         if origin is dict:
             parsed = _literal(text) if text.startswith("{") else None
             if not isinstance(parsed, dict):

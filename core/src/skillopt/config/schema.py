@@ -138,6 +138,7 @@ class ModelConfig:
     temperature: float | None = None
     reasoning_effort: str = "medium"
     timeout_s: float = 120.0
+    options: dict[str, Any] = attrs.field(factory=dict)
     optimizer: RoleConfig = RoleConfig()
     target: RoleConfig = RoleConfig()
     cache: str = attrs.field(default="read-write", validator=_one_of(CACHE_MODES))

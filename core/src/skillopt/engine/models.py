@@ -56,7 +56,7 @@ def role_settings(cfg: RunConfig, role: str, name: str, backend_cls: type[Backen
         reasoning_effort=rc.reasoning_effort or (m.reasoning_effort if role == "optimizer" else ""),
         timeout_s=rc.timeout_s if rc.timeout_s is not None else m.timeout_s,
         local_path=m.local_path,
-        options=dict(rc.options),
+        options={**m.options, **rc.options},
     )
 
 

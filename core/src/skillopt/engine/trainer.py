@@ -11,8 +11,6 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-import attrs
-
 from skillopt.calls import Ledger, LedgerTotals
 from skillopt.config.schema import RunConfig
 from skillopt.envs import Env
@@ -174,14 +172,12 @@ class Trainer:
                     break
                 if ep not in self.state.epochs_done:
                     current, current_eval = self.epoch_boundary(ep, current, current_eval)
+            summary = finish(self, current, current_eval)
         except BudgetExceeded as exc:
             self.state.status = "budget_exhausted"
             self.save_state()
             self.reporter.line(f"[yellow]stopped:[/yellow] {exc}. State saved; raise the budget and re-run to resume.")
             summary = finish(self, current, current_eval, stopped=str(exc))
-            self.observers.run_finished(self.run_info, summary)
-            return summary
-        summary = finish(self, current, current_eval)
         self.observers.run_finished(self.run_info, summary)
         return summary
 
@@ -318,8 +314,11 @@ class Trainer:
         if self.cfg.optimizer.slow_update_gate_with_selection and self.cfg.evaluation.use_gate:
             verdict = self.gate.decide(current_eval, cand_eval)
         else:
-            verdict = attrs.evolve(self.decide(current_eval, cand_eval), reason="slow update force-accepted "
-                                   "(optimizer.slow_update_gate_with_selection=false); its val score was re-measured")
+            verdict = Verdict(
+                accepted=True, action="force_accept", forced=True, metric=self.cfg.evaluation.gate_metric,
+                current_score=self.gate.score(current_eval), candidate_score=self.gate.score(cand_eval), n_items=cand_eval.n,
+                reason="slow update force-accepted (optimizer.slow_update_gate_with_selection=false); its val score was re-measured",
+            )
         write_json(folder / "gate_verdict.json", to_data(verdict))
         self.reporter.line(f"epoch {ep} slow update: {'accepted' if verdict.accepted else 'rejected'} "
                            f"(val {verdict.candidate_score:.3f} vs {verdict.current_score:.3f})")

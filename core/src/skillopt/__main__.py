@@ -1,0 +1,5 @@
+"""``python -m skillopt`` = the ``skillopt`` command."""
+
+from skillopt.cli import main
+
+main()

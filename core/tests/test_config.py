@@ -1,0 +1,118 @@
+"""Config: paper defaults, TOML files, typed --set overrides, strict keys, resume fingerprint."""
+
+from __future__ import annotations
+
+import attrs
+import pytest
+
+from skillopt.config import ConfigSources, RunConfig, resolve_config
+from skillopt.config.loading import apply_assignment, config_data, config_diff, config_fingerprint, redacted_config_data
+from skillopt.config.schema import EnvConfig
+from skillopt.errors import ConfigError
+
+
+def test_defaults_are_the_paper_settings():
+    cfg = RunConfig()
+    assert (cfg.train.num_epochs, cfg.train.batch_size, cfg.train.accumulation, cfg.train.seed) == (4, 40, 1, 42)
+    assert (cfg.gradient.minibatch_size, cfg.gradient.merge_batch_size, cfg.gradient.analyst_workers) == (8, 8, 16)
+    assert (cfg.optimizer.learning_rate, cfg.optimizer.min_learning_rate, cfg.optimizer.lr_scheduler) == (4, 2, "cosine")
+    assert cfg.optimizer.skill_update_mode == "patch" and cfg.optimizer.lr_control_mode == "fixed"
+    assert cfg.optimizer.use_slow_update and cfg.optimizer.use_meta_skill and not cfg.optimizer.slow_update_gate_with_selection
+    assert cfg.optimizer.slow_update_samples == 20 and cfg.optimizer.longitudinal_pair_policy == "mixed"
+    assert not cfg.optimizer.use_skill_aware_reflection
+    assert cfg.evaluation.use_gate and cfg.evaluation.gate == "strict" and cfg.evaluation.gate_metric == "hard"
+    assert cfg.evaluation.gate_mixed_weight == 0.5 and cfg.evaluation.eval_test
+
+
+def test_toml_file_then_set_then_flags(tmp_path):
+    path = tmp_path / "run.toml"
+    path.write_text('[train]\nbatch_size = 10\nnum_epochs = 2\n[optimizer]\nlr_scheduler = "linear"\n')
+    cfg = resolve_config(ConfigSources(file=path, assignments=("train.batch_size=12",), flags={"train.num_epochs": 3}))
+    assert cfg.train.batch_size == 12 and cfg.train.num_epochs == 3 and cfg.optimizer.lr_scheduler == "linear"
+
+
+@pytest.mark.parametrize(
+    ("assignment", "getter", "expected"),
+    [
+        ("evaluation.leading_words=[MUST,NEVER]", lambda c: c.evaluation.leading_words, ("MUST", "NEVER")),
+        ("evaluation.leading_words=MUST, SHOULD", lambda c: c.evaluation.leading_words, ("MUST", "SHOULD")),
+        ("budget.max_cost_usd=null", lambda c: c.budget.max_cost_usd, None),
+        ("budget.max_cost_usd=2.5", lambda c: c.budget.max_cost_usd, 2.5),
+        ("evaluation.use_gate=false", lambda c: c.evaluation.use_gate, False),
+        ("model.target.temperature=0.7", lambda c: c.model.target.temperature, 0.7),
+        ("model.target.options={n_ctx = 4096}", lambda c: c.model.target.options, {"n_ctx": 4096}),
+        ("model.optimizer.options.structured=json_object", lambda c: c.model.optimizer.options, {"structured": "json_object"}),
+        ("optimizer.skill_update_mode=rewrite_from_suggestions", lambda c: c.optimizer.skill_update_mode, "rewrite"),
+        ("env.name=searchqa", lambda c: c.env.name, "searchqa"),
+    ],
+)
+def test_set_is_typed_from_the_schema(assignment, getter, expected):
+    assert getter(resolve_config(ConfigSources(assignments=(assignment,)))) == expected
+
+
+@pytest.mark.parametrize(
+    ("assignment", "fragment"),
+    [
+        ("train.batchsize=3", "did you mean 'train.batch_size'"),
+        ("trian.batch_size=3", "did you mean 'train'"),
+        ("train.batch_size=ten", "train.batch_size"),
+        ("evaluation.use_gate=maybe", "evaluation.use_gate"),
+        ("optimizer.lr_scheduler=cosnie", "lr_scheduler"),
+        ("gradient.merge_batch_size=1", "merge_batch_size"),
+        ("train.batch_size.x=1", "not a section"),
+        ("novalue", "section.key=value"),
+    ],
+)
+def test_bad_overrides_name_the_key(assignment, fragment):
+    with pytest.raises(ConfigError) as exc:
+        resolve_config(ConfigSources(assignments=(assignment,)))
+    assert fragment.lower() in str(exc.value).lower()
+
+
+def test_typo_in_config_file_names_the_key(tmp_path):
+    path = tmp_path / "bad.toml"
+    path.write_text("[evaluation]\ngate_metrc = 'soft'\n")
+    with pytest.raises(ConfigError, match=r"evaluation\.gate_metrc.*evaluation\.gate_metric"):
+        resolve_config(ConfigSources(file=path))
+
+
+def test_invalid_toml_names_the_file(tmp_path):
+    path = tmp_path / "broken.toml"
+    path.write_text("[train\n")
+    with pytest.raises(ConfigError, match="broken.toml"):
+        resolve_config(ConfigSources(file=path))
+
+
+@attrs.frozen(kw_only=True)
+class PuzzleConfig(EnvConfig):
+    difficulty: int = 1
+    tags: tuple[str, ...] = ()
+
+
+def test_env_section_is_typed_and_strict_with_the_env_schema():
+    cfg = resolve_config(ConfigSources(assignments=("env.difficulty=3", "env.tags=[a,b]")), PuzzleConfig)
+    assert isinstance(cfg.env, PuzzleConfig) and cfg.env.difficulty == 3 and cfg.env.tags == ("a", "b")
+    with pytest.raises(ConfigError, match="env.dificulty"):
+        resolve_config(ConfigSources(assignments=("env.dificulty=3",)), PuzzleConfig)
+
+
+def test_redaction_hides_secrets_but_not_key_env_names():
+    cfg = resolve_config(ConfigSources(assignments=("model.api_key=sk-test-aaaaaaaaaaaaaaaaaaaaaaaa", "model.target.api_key_env=MY_KEY")))
+    data = redacted_config_data(cfg)
+    assert "sk-test" not in repr(data)
+    assert data["model"]["target"]["api_key_env"] == "MY_KEY"
+    assert config_data(cfg)["model"]["api_key"].startswith("sk-test")
+
+
+def test_fingerprint_ignores_resume_neutral_keys_and_diff_lists_real_changes():
+    a = config_data(resolve_config(ConfigSources()))
+    b = config_data(resolve_config(ConfigSources(assignments=("env.workers=2", "budget.max_calls=10", "out_dir=/x"))))
+    c = config_data(resolve_config(ConfigSources(assignments=("train.seed=7",))))
+    assert config_fingerprint(a) == config_fingerprint(b) != config_fingerprint(c)
+    assert config_diff(a, c) == ["train.seed: 42 -> 7"]
+
+
+def test_apply_assignment_does_not_mutate_its_input():
+    raw = {"train": {"seed": 1}}
+    out = apply_assignment(raw, "train.seed=2")
+    assert raw == {"train": {"seed": 1}} and out == {"train": {"seed": 2}}

@@ -1,0 +1,65 @@
+"""Gates: strict (paper) and paired (statistically honest)."""
+
+from __future__ import annotations
+
+import pytest
+
+from skillopt.config.schema import EvaluationConfig
+from skillopt.gates import Evaluation, semantic_density
+from skillopt.gates.paired import PairedGate, sign_flip_p_value
+from skillopt.gates.strict import StrictGate
+
+
+def ev(scores, skill="s", repeats=None):
+    items = {f"i{i}": ([(float(s), float(s))] if repeats is None else [(float(x), float(x)) for x in repeats[i]]) for i, s in enumerate(scores)}
+    return Evaluation(skill=skill, skill_hash=skill, split="val", items=items)
+
+
+def test_strict_accepts_only_a_strictly_higher_mean():
+    gate = StrictGate(EvaluationConfig())
+    assert gate.decide(ev([1, 0, 0, 0]), ev([1, 1, 0, 0])).accepted
+    tie = gate.decide(ev([1, 0]), ev([0, 1]))
+    assert not tie.accepted and "tie" in tie.reason
+    assert not gate.decide(ev([1, 1]), ev([1, 0])).accepted
+
+
+@pytest.mark.parametrize(("metric", "expected"), [("hard", 0.5), ("soft", 0.75), ("mixed", 0.625)])
+def test_gate_metric_hard_soft_mixed(metric, expected):
+    e = Evaluation(skill="s", skill_hash="s", split="val", items={"a": [(1.0, 1.0)], "b": [(0.0, 0.5)]})
+    assert StrictGate(EvaluationConfig(gate_metric=metric)).score(e) == pytest.approx(expected)
+
+
+def test_semantic_density_bonus_ignores_protected_blocks():
+    skill = "- You MUST cite.\n- Be brief.\n<!-- APPENDIX_START -->\n- NEVER guess\n<!-- APPENDIX_END -->"
+    assert semantic_density(skill, ("MUST", "NEVER")) == pytest.approx(1 / 2)
+    gate = StrictGate(EvaluationConfig(use_semantic_density=True, semantic_density_weight=0.1))
+    assert gate.score(ev([1, 0], skill=skill)) == pytest.approx(0.5 + 0.1 * 0.5)
+
+
+def test_sign_flip_test_is_exact_for_small_samples():
+    assert sign_flip_p_value([1, 1, 1]) == pytest.approx(1 / 8)
+    assert sign_flip_p_value([0, 0]) == 1.0
+    assert sign_flip_p_value([1, -1]) == pytest.approx(3 / 4)
+
+
+def test_paired_gate_wants_confidence_not_just_a_higher_mean():
+    gate = PairedGate(EvaluationConfig(gate="paired", gate_confidence=0.9))
+    small = gate.decide(ev([0, 0, 0, 0]), ev([1, 0, 0, 0]))
+    assert not small.accepted and "confidence" in small.reason and small.confidence == pytest.approx(0.5)
+    big = gate.decide(ev([0] * 8), ev([1] * 6 + [0] * 2))
+    assert big.accepted and big.confidence > 0.98 and big.details["improved"] == 6
+
+
+def test_paired_gate_margin_and_no_regression():
+    cfg = EvaluationConfig(gate="paired", gate_confidence=0.5, gate_min_margin=0.3)
+    assert not PairedGate(cfg).decide(ev([0] * 10), ev([1] * 2 + [0] * 8)).accepted
+    cfg = EvaluationConfig(gate="paired", gate_confidence=0.5, gate_no_regression=True)
+    verdict = PairedGate(cfg).decide(ev([1] + [0] * 9), ev([0] + [1] * 9))
+    assert not verdict.accepted and verdict.details["regressed"] == 1 and "regressed" in verdict.reason
+
+
+def test_paired_gate_averages_repeats_per_item():
+    cur = ev([0, 0, 0], repeats=[[0, 0, 0], [0, 0, 0], [0, 1, 0]])
+    cand = ev([0, 0, 0], repeats=[[1, 1, 1], [1, 1, 0], [1, 1, 1]])
+    verdict = PairedGate(EvaluationConfig(gate="paired", gate_confidence=0.8)).decide(cur, cand)
+    assert verdict.accepted and verdict.details["repeats"] == 3

@@ -1,0 +1,204 @@
+"""Every hook is documented (with its exact signature) and has a test named after it.
+
+Each ``test_hook_<name>`` below exercises its hook through the real plugin host.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from pathlib import Path
+
+import pytest
+
+from skillopt import hookimpl, hookspecs
+from skillopt.plugins import get_host
+from skillopt.registry import get_registry
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "plugin-hooks.md"
+HOOKS = [name for name, fn in inspect.getmembers(hookspecs, inspect.isfunction) if name.startswith("skillopt_")]
+
+
+def test_there_are_hooks():
+    assert len(HOOKS) >= 9
+
+
+@pytest.mark.parametrize("name", HOOKS)
+def test_hook_is_documented_with_its_exact_signature(name):
+    params = ", ".join(inspect.signature(getattr(hookspecs, name)).parameters)
+    assert re.search(rf"^## {name}\({re.escape(params)}\)$", DOCS.read_text(), re.MULTILINE), f"document `## {name}({params})`"
+
+
+@pytest.mark.parametrize("name", HOOKS)
+def test_hook_has_a_docstring(name):
+    assert (getattr(hookspecs, name).__doc__ or "").strip()
+
+
+@pytest.mark.parametrize("name", HOOKS)
+def test_hook_has_a_test(name):
+    assert f"test_hook_{name}" in globals(), f"write test_hook_{name}"
+
+
+def _register(plugin, name="test-plugin"):
+    get_host().register(plugin, name=name)
+
+
+def test_hook_skillopt_register_envs():
+    from toy import ToyEnv
+
+    class P:
+        @hookimpl
+        def skillopt_register_envs(self, register):
+            register(ToyEnv, name="toy-hook", summary="toy via hook")
+
+    _register(P())
+    comp = get_registry().get("envs", "toy-hook")
+    assert comp.obj is ToyEnv and comp.summary == "toy via hook"
+
+
+def test_hook_skillopt_register_backends():
+    from skillopt.scripted import ScriptedBackend
+
+    class Echo(ScriptedBackend):
+        name = "echo-hook"
+
+    class P:
+        @hookimpl
+        def skillopt_register_backends(self, register):
+            register(Echo)
+
+    _register(P())
+    assert get_registry().get("backends", "echo-hook").obj is Echo
+
+
+def test_hook_skillopt_register_edit_policies():
+    from skillopt.policies.patch import PatchPolicy
+
+    class AppendOnly(PatchPolicy):
+        name = "append-only-hook"
+
+    class P:
+        @hookimpl
+        def skillopt_register_edit_policies(self, register):
+            register(AppendOnly)
+
+    _register(P())
+    assert get_registry().get("edit_policies", "append-only-hook").obj is AppendOnly
+
+
+def test_hook_skillopt_register_gates():
+    from skillopt.gates.strict import StrictGate
+
+    class Always(StrictGate):
+        name = "always-hook"
+
+    class P:
+        @hookimpl
+        def skillopt_register_gates(self, register):
+            register(Always)
+
+    _register(P())
+    assert get_registry().get("gates", "always-hook").obj is Always
+
+
+def test_hook_skillopt_register_harvesters():
+    from skillopt.harvesters import Harvester
+
+    class Nothing(Harvester):
+        name = "nothing-hook"
+
+        def default_roots(self):
+            return []
+
+        def sessions(self, roots, since=None):
+            yield from ()
+
+    class P:
+        @hookimpl
+        def skillopt_register_harvesters(self, register):
+            register(Nothing)
+
+    _register(P())
+    assert get_registry().get("harvesters", "nothing-hook").obj is Nothing
+
+
+def test_hook_skillopt_register_commands():
+    import typer
+    from typer.testing import CliRunner
+
+    from skillopt.cli import app
+
+    hello = typer.Typer()
+
+    @hello.command("world")
+    def world():
+        typer.echo("hello from a plugin")
+
+    class P:
+        @hookimpl
+        def skillopt_register_commands(self, app):
+            app.add_typer(hello, name="hello-hook")
+
+    _register(P())
+    get_host().pm.hook.skillopt_register_commands(app=app)
+    result = CliRunner().invoke(app, ["hello-hook", "world"])
+    assert result.exit_code == 0 and "hello from a plugin" in result.output
+
+
+class Recorder:
+    def __init__(self):
+        self.events = []
+
+    @hookimpl
+    def skillopt_run_started(self, run):
+        self.events.append(("started", run.env))
+
+    @hookimpl
+    def skillopt_step_finished(self, run, step):
+        self.events.append(("step", step.step, step.action))
+
+    @hookimpl
+    def skillopt_run_finished(self, run, summary):
+        self.events.append(("finished", summary["status"]))
+
+
+@pytest.fixture
+def observed_run(tmp_path):
+    from engine_helpers import make_trainer
+
+    recorder = Recorder()
+    _register(recorder, "recorder")
+    from skillopt.engine.observers import Observers
+
+    trainer = make_trainer(tmp_path, observers=Observers(get_host()), num_epochs=1)
+    trainer.train()
+    return recorder.events
+
+
+def test_hook_skillopt_run_started(observed_run):
+    assert observed_run[0] == ("started", "toy")
+
+
+def test_hook_skillopt_step_finished(observed_run):
+    steps = [e for e in observed_run if e[0] == "step"]
+    assert [s[1] for s in steps] == [1, 2] and steps[0][2] in ("accept", "accept_new_best")
+
+
+def test_hook_skillopt_run_finished(observed_run):
+    assert observed_run[-1] == ("finished", "finished")
+
+
+def test_a_failing_observer_does_not_stop_training(tmp_path):
+    from engine_helpers import make_trainer
+    from skillopt.engine.observers import Observers
+
+    class Broken:
+        @hookimpl
+        def skillopt_step_finished(self, run, step):
+            raise RuntimeError("observer bug")
+
+    _register(Broken(), "broken-observer")
+    warnings = []
+    summary = make_trainer(tmp_path, observers=Observers(get_host(), warn=warnings.append), num_epochs=1).train()
+    assert summary["status"] == "finished"
+    assert any("observer bug" in w for w in warnings)

@@ -1,0 +1,86 @@
+"""The README's third-party env, built as a real distribution outside this repo.
+
+It is pip-installed into a temp dir (``--target``), never into the test venv, and the
+CLI runs in a subprocess that sees it only through its installed metadata: the way a
+user's own plugin package is found.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def readme_blocks() -> tuple[str, str]:
+    text = README.read_text()
+    toml = re.search(r"```toml\n# pyproject.toml\n(.*?)```", text, re.DOTALL).group(1)
+    code = re.search(r"```python\n# src/skillopt_envs_capitals/__init__.py\n(.*?)```", text, re.DOTALL).group(1)
+    return toml, code
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory):
+    root = tmp_path_factory.mktemp("third-party")
+    pkg = root / "skillopt-envs-capitals"
+    (pkg / "src" / "skillopt_envs_capitals").mkdir(parents=True)
+    toml, code = readme_blocks()
+    (pkg / "pyproject.toml").write_text(toml)
+    (pkg / "src" / "skillopt_envs_capitals" / "__init__.py").write_text(code)
+    target = root / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target), str(pkg)],
+        check=True, timeout=300,
+    )
+    return target
+
+
+def skillopt(target: Path, home: Path, *args: str) -> subprocess.CompletedProcess:
+    env = {**os.environ, "PYTHONPATH": str(target), "SKILLOPT_HOME": str(home)}
+    return subprocess.run([sys.executable, "-m", "skillopt", *args], env=env, capture_output=True, text=True, timeout=300)
+
+
+def test_readme_example_is_about_thirty_lines():
+    _, code = readme_blocks()
+    assert len([line for line in code.splitlines() if line.strip()]) <= 32
+
+
+def test_installed_plugin_is_listed_with_its_distribution(installed, tmp_path):
+    out = skillopt(installed, tmp_path, "envs", "--json")
+    assert out.returncode == 0, out.stderr
+    rows = {r["name"]: r for r in json.loads(out.stdout)}
+    assert rows["capitals"]["distribution"] == "skillopt-envs-capitals" and rows["capitals"]["version"] == "0.1.0"
+
+
+def test_installed_plugin_passes_the_env_contract(installed):
+    code = (
+        "from skillopt.testing import check_env_contract\n"
+        "from skillopt_envs_capitals import CapitalsEnv\n"
+        "check_env_contract(CapitalsEnv, rollout_items=1)\nprint('CONTRACT OK')\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(installed)}
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120)
+    assert "CONTRACT OK" in out.stdout, out.stderr
+
+
+def test_installed_plugin_runs_with_skillopt_run(installed, tmp_path):
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps([
+        {"stage": "rollout", "match": "capital of (France|Peru)", "reply": "Paris"},
+        {"stage": "rollout", "match": ".", "reply": "Tokyo"},
+    ]))
+    out = skillopt(installed, tmp_path / "home", "run", "--env", "capitals", "--backend", "scripted", "--out", str(tmp_path / "run"),
+                   "--set", f"model.options={{rules = \"{rules}\"}}",
+                   "--epochs", "1", "--batch-size", "2", "--json")
+    assert out.returncode == 0, out.stderr
+    summary = json.loads(out.stdout)
+    assert summary["status"] == "finished" and summary["env"] == "capitals"
+    assert (tmp_path / "run" / "best_skill.md").is_file()
+    assert summary["test"]["initial"]["n"] == 1
