@@ -230,3 +230,62 @@ def test_budget_stops_cleanly_at_a_step_boundary_and_resumes(tmp_path):
     assert state["status"] == "budget_exhausted"
     resumed = make_trainer(tmp_path, ledger=Ledger(max_calls=1000), num_epochs=1).train()
     assert resumed["status"] == "finished" and resumed["steps_completed"] == 2
+
+
+def test_an_env_can_override_optimizer_prompts(tmp_path):
+    trainer = make_trainer(tmp_path, num_epochs=1)
+    trainer.env.prompt = lambda name: "TOY ANALYST PROMPT" if name == "analyst_failure" else None
+    trainer.train()
+    systems = {r.messages[0].content for r in trainer.optimizer.backend.requests if r.stage == "analyst"}
+    assert "TOY ANALYST PROMPT" in systems
+
+
+def test_appendix_notes_are_consolidated_above_the_threshold(tmp_path):
+    base = toy_optimizer()
+
+    def script(req):
+        if req.stage == "appendix_consolidate":
+            return {"appendix_notes": ["Check the puzzle kind."]}
+        out = base(req)
+        if req.stage == "analyst" and isinstance(out, dict) and "Failed" in req.messages[-1].content:
+            out = {**out, "appendix_notes": [f"Note {i} about kinds." for i in range(3)]}
+        return out
+
+    make_trainer(tmp_path, optimizer_script=script, num_epochs=1,
+                 optimizer={"use_skill_aware_reflection": True, "skill_aware_consolidate_threshold": 2}).train()
+    cand = (tmp_path / "steps" / "step_0001" / "candidate_skill.md").read_text()
+    assert "- Check the puzzle kind." in cand and "Note 0" not in cand
+
+
+def test_a_rollout_past_its_deadline_is_a_timeout_and_its_late_result_is_discarded(tmp_path):
+    import threading
+    import time as _time
+
+    from skillopt.engine.rollouts import RolloutRunner
+    from toy import ToyEnv
+
+    release = threading.Event()
+
+    class SlowEnv(ToyEnv):
+        def rollout(self, task, skill, model, ctx):
+            if task.id.endswith("000"):
+                release.wait(5)
+            return super().rollout(task, skill, model, ctx)
+
+    from skillopt.calls import ModelClient
+    from skillopt.scripted import ScriptedBackend
+    from toy import toy_target
+
+    env = SlowEnv(SlowEnv.Config(workers=4))
+    client = ModelClient(ScriptedBackend(script=toy_target), role="target", cache=None, cache_mode="off")
+    runner = RolloutRunner(env, client, workers=4, timeout_s=0.5)
+    tasks = env.tasks("val")[:4]
+    out = runner.run(tasks, "- RULE-reverse\n- RULE-double\n- RULE-vowels\n- RULE-upper", tmp_path, training=False, seed=1)
+    assert out[0].status == "timeout" and out[0].score.hard == 0.0 and "timed out" in out[0].error
+    assert all(r.status == "ok" for r in out[1:])
+    release.set()
+    _time.sleep(0.3)
+    lines = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
+    assert [x["rollout"]["status"] for x in lines if x["key"].startswith("val-000")] == ["timeout"]
+    conv = json.loads((tmp_path / "predictions" / "val-000" / "conversation.json").read_text())
+    assert conv["status"] == "timeout"

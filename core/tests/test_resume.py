@@ -59,3 +59,16 @@ def test_resume_after_completion_is_a_no_op(tmp_path):
     before = outcome(tmp_path)
     assert run(tmp_path) == 0
     assert outcome(tmp_path) == before
+
+
+def test_step_buffer_survives_a_resume(tmp_path):
+    from engine_helpers import make_trainer
+    from toy import toy_optimizer
+
+    make_trainer(tmp_path, optimizer_script=toy_optimizer(harmful=True), num_epochs=1, train={"max_steps": 1},
+                 optimizer={"learning_rate": 8, "min_learning_rate": 8}).train()
+    resumed = make_trainer(tmp_path, optimizer_script=toy_optimizer(harmful=True), num_epochs=1,
+                           optimizer={"learning_rate": 8, "min_learning_rate": 8})
+    resumed.train()
+    prompts = [r.messages[-1].content for r in resumed.optimizer.backend.requests if r.stage == "analyst"]
+    assert prompts and all("### Step 1 — REJECT" in p and "RULE-BAD" in p for p in prompts)

@@ -91,7 +91,14 @@ class Env(abc.ABC):
         return items
 
     def package_files(self):
-        return resources.files(type(self).__module__)
+        """The folder holding the env's module: its package data (``initial.md``, ``prompts/``)."""
+        module = type(self).__module__
+        try:
+            return resources.files(module)
+        except (TypeError, AttributeError, ModuleNotFoundError):
+            import sys
+
+            return Path(getattr(sys.modules.get(module), "__file__", "") or ".").resolve().parent
 
     def initial_skill(self) -> str:
         """The starting skill: ``env.skill_init`` if set, else the packaged ``initial.md``."""
@@ -102,7 +109,7 @@ class Env(abc.ABC):
             return path.read_text(encoding="utf-8")
         try:
             return self.package_files().joinpath("initial.md").read_text(encoding="utf-8")
-        except (FileNotFoundError, ModuleNotFoundError, TypeError):
+        except (FileNotFoundError, NotADirectoryError):
             return ""
 
     def prompt(self, name: str) -> str | None:
@@ -110,7 +117,7 @@ class Env(abc.ABC):
         try:
             node = self.package_files().joinpath("prompts", f"{name}.md")
             return node.read_text(encoding="utf-8") if node.is_file() else None
-        except (FileNotFoundError, ModuleNotFoundError, TypeError):
+        except (FileNotFoundError, NotADirectoryError):
             return None
 
     def close(self) -> None:

@@ -93,6 +93,9 @@ class RolloutRunner:
         pending = list(jobs)
         running: dict[str, float] = {}
         fatal: BaseException | None = None
+        claim = threading.Lock()
+        abandoned: set[str] = set()
+        saving: set[str] = set()
 
         def work(task: Task, repeat: int, key: str) -> None:
             ctx = RolloutContext(
@@ -106,9 +109,18 @@ class RolloutRunner:
             started = time.monotonic()
             try:
                 rollout = self.env.rollout(task, skill, self.client, ctx)
-                done_q.put((key, task, repeat, rollout, None, time.monotonic() - started))
-            except BaseException as exc:  # noqa: BLE001 - reported per item or re-raised as fatal
-                done_q.put((key, task, repeat, None, exc, time.monotonic() - started))
+                exc = None
+            except BaseException as error:  # noqa: BLE001 - reported per item or re-raised as fatal
+                rollout, exc = None, error
+            record = None
+            if exc is None or not isinstance(exc, FATAL):
+                record = self._finish(task, repeat, h, rollout, exc, time.monotonic() - started)
+                with claim:  # a timed-out item's late result must never overwrite its record
+                    if key in abandoned:
+                        return
+                    saving.add(key)
+                self._save(out_dir, log, key, h, task, repeat, record)
+            done_q.put((key, record, exc))
 
         while pending or running:
             while pending and len(running) < self.workers and fatal is None and not self.cancel.is_set():
@@ -119,7 +131,7 @@ class RolloutRunner:
             if fatal is not None or self.cancel.is_set():
                 break
             try:
-                key, task, repeat, rollout, exc, elapsed = done_q.get(timeout=0.2)
+                key, record, exc = done_q.get(timeout=0.2)
             except queue.Empty:
                 key = None
             if key is not None and key in running:
@@ -127,13 +139,15 @@ class RolloutRunner:
                 if exc is not None and isinstance(exc, FATAL):
                     fatal = exc
                     break
-                record = self._finish(task, repeat, h, rollout, exc, elapsed)
-                self._save(out_dir, log, key, h, task, repeat, record)
                 results[key] = record
                 self._progress(label, len(results), total)
             now = time.monotonic()
             for k, started in list(running.items()):
                 if now - started > self.timeout_s:
+                    with claim:
+                        if k in saving:  # it finished just now; its result is on its way
+                            continue
+                        abandoned.add(k)
                     del running[k]
                     task, repeat = self._job_of(jobs, k)
                     record = Rollout(
