@@ -116,3 +116,21 @@ def test_apply_assignment_does_not_mutate_its_input():
     raw = {"train": {"seed": 1}}
     out = apply_assignment(raw, "train.seed=2")
     assert raw == {"train": {"seed": 1}} and out == {"train": {"seed": 2}}
+
+
+def test_every_key_is_explained_and_the_reference_doc_is_current():
+    from pathlib import Path
+
+    from skillopt.config.reference import help_for, render_markdown, schema_keys
+
+    missing = [key for key, _, _ in schema_keys() if not help_for(key)]
+    assert not missing, f"add help for {missing} in skillopt/config/reference.py"
+    doc = Path(__file__).resolve().parents[2] / "docs" / "configuration.md"
+    assert doc.read_text() == render_markdown(), "regenerate: python -m skillopt.config.reference > docs/configuration.md"
+
+
+def test_config_keys_command_lists_keys(run_cli):
+    import json
+
+    rows = json.loads(run_cli("config", "keys", "--json").stdout)
+    assert {"key": "train.batch_size", "type": "int", "default": 40, "help": "items rolled out per micro-batch"} in rows

@@ -42,6 +42,24 @@ def show(
     typer.echo(to_toml(data))
 
 
+@app.command("keys")
+def keys(as_json: JsonOpt = False) -> None:
+    """List every config key with its type, default and meaning."""
+    from skillopt.config.reference import help_for, schema_keys, type_name
+
+    rows = [{"key": k, "type": type_name(t), "default": d, "help": help_for(k)} for k, t, d in schema_keys()]
+    if as_json:
+        print_json(rows)
+        return
+    from rich.console import Console
+    from rich.table import Table
+
+    table = Table("key", "type", "default", "meaning")
+    for r in rows:
+        table.add_row(r["key"], r["type"], repr(r["default"]), r["help"])
+    Console().print(table)
+
+
 def to_toml(data: dict, prefix: str = "") -> str:
     """A TOML rendering of config data that ``--config`` can read back (None = commented out)."""
     import json

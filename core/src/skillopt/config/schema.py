@@ -97,7 +97,6 @@ class EvaluationConfig:
     gate_min_margin: float = attrs.field(default=0.0, validator=v.ge(0.0))
     gate_confidence: float = attrs.field(default=0.9, validator=[v.gt(0.0), v.lt(1.0)])
     gate_no_regression: bool = False
-    rescore_incumbent: bool = False
     use_semantic_density: bool = False
     semantic_density_weight: float = 0.05
     leading_words: tuple[str, ...] = DEFAULT_LEADING_WORDS

@@ -1,0 +1,153 @@
+"""What every config key means: the source of ``skillopt config keys`` and of
+``docs/configuration.md`` (a test keeps both in step with the schema)."""
+
+from __future__ import annotations
+
+import typing
+from typing import Any
+
+from skillopt.config.schema import RunConfig
+from skillopt.serde import attrs_class_of, field_types
+
+ROLE_HELP = {
+    "backend": "backend of this role ('' = model.backend)",
+    "model": "model / deployment of this role ('' = model.model, else the backend's default)",
+    "base_url": "endpoint of this role ('' = model.base_url)",
+    "api_key": "key of this role (prefer api_key_env, an env var or `skillopt keys set`; redacted everywhere)",
+    "api_key_env": "name of the env var holding this role's key",
+    "api_version": "Azure OpenAI api-version",
+    "auth_mode": "Azure OpenAI auth: api_key or entra",
+    "temperature": "sampling temperature of this role (None = model.temperature / provider default)",
+    "max_tokens": "max output tokens of this role's calls (overrides the engine's per-call value)",
+    "reasoning_effort": "reasoning effort for reasoning models ('' = model.reasoning_effort for the optimizer)",
+    "timeout_s": "per-call timeout of this role in seconds (None = model.timeout_s)",
+    "max_in_flight": "calls in flight for this role's backend (None = model.max_in_flight)",
+    "options": "backend-specific options, merged over model.options",
+}
+
+HELP = {
+    "model.backend": "backend for both roles; 'auto' = the first configured provider, else the embedded local model",
+    "model.model": "model for both roles ('' = the backend's default)",
+    "model.base_url": "endpoint for OpenAI-compatible servers and Azure",
+    "model.api_key": "key for both roles (prefer api_key_env or `skillopt keys set`; redacted everywhere)",
+    "model.api_key_env": "name of the env var holding the key",
+    "model.local_path": "GGUF file for the local backend ('' = bundled SmolLM2-135M-Instruct)",
+    "model.temperature": "sampling temperature (None = provider default; the local backend uses 0)",
+    "model.reasoning_effort": "reasoning effort of optimizer calls on reasoning models",
+    "model.timeout_s": "per-call timeout in seconds",
+    "model.options": "backend-specific options shared by both roles (e.g. {n_ctx = 4096}, {structured = \"json_object\"})",
+    "model.cache": "call cache: read-write, off, or replay (answer only from the cache)",
+    "model.max_retries": "retries of rate-limited or transient failures (auth and bad requests never retry)",
+    "model.schema_retries": "re-asks when a reply breaks the requested JSON schema",
+    "model.max_in_flight": "calls in flight per backend endpoint, shared by every thread of the run",
+    "model.prices": "USD per million tokens by model: {\"gpt-x\" = {input_per_mtok = 1.0, output_per_mtok = 4.0}}",
+    "train.num_epochs": "passes over the train split",
+    "train.train_size": "expected train split size (0 = infer; a mismatch is an error)",
+    "train.batch_size": "items rolled out per micro-batch",
+    "train.accumulation": "micro-batches per step (more trajectories feed one update)",
+    "train.seed": "seed of shuffles, batches and per-item rollout seeds",
+    "train.max_steps": "stop after this many steps (0 = no limit)",
+    "gradient.minibatch_size": "trajectories per analyst call",
+    "gradient.merge_batch_size": "fan-in k of the hierarchical merge (>= 2)",
+    "gradient.analyst_workers": "parallel analyst and merge calls",
+    "gradient.failure_only": "reflect on failures only (no success analysts)",
+    "gradient.max_trajectory_chars": "characters of one trajectory shown to an analyst (head and tail kept)",
+    "optimizer.learning_rate": "maximum edits per step (the edit budget B)",
+    "optimizer.min_learning_rate": "floor of the linear and cosine schedules",
+    "optimizer.lr_scheduler": "constant, linear, cosine, or autonomous (no clipping)",
+    "optimizer.lr_control_mode": "fixed (schedule), autonomous (the optimizer picks the count), none (no clipping)",
+    "optimizer.warmup_steps": "linear warmup from min_learning_rate over this many steps",
+    "optimizer.skill_update_mode": "edit policy: patch, rewrite, full-rewrite (or any installed policy)",
+    "optimizer.use_slow_update": "epoch-end longitudinal guidance block at the end of the skill",
+    "optimizer.slow_update_samples": "train items compared under last epoch's and this epoch's skill",
+    "optimizer.slow_update_gate_with_selection": "gate the slow update (else force-accept and re-measure its score)",
+    "optimizer.longitudinal_pair_policy": "slow-update pairs: mixed, changed (top up with changed items), unchanged",
+    "optimizer.use_meta_skill": "optimizer-side guidance learnt across epochs (never in the deployed skill)",
+    "optimizer.use_skill_aware_reflection": "route execution lapses to a gated appendix instead of body edits",
+    "optimizer.skill_aware_appendix_source": "who may write appendix notes: both or failure_only",
+    "optimizer.skill_aware_consolidate_threshold": "consolidate the appendix above this many notes (0 = never)",
+    "optimizer.max_skill_chars": "refuse candidates longer than this (0 = no limit)",
+    "evaluation.use_gate": "gate candidates on val (false = force-accept, still measured)",
+    "evaluation.gate": "gate plugin: strict (paper) or paired",
+    "evaluation.gate_metric": "hard, soft or mixed",
+    "evaluation.gate_mixed_weight": "weight of soft in the mixed metric",
+    "evaluation.gate_repeats": "rollouts per val item (stochastic targets; the paired gate averages them)",
+    "evaluation.gate_min_margin": "minimum gain over the current skill to accept",
+    "evaluation.gate_confidence": "paired gate: required confidence that the gain is not noise",
+    "evaluation.gate_no_regression": "paired gate: reject if any val item gets worse",
+    "evaluation.use_semantic_density": "add a leading-word density bonus to the gate score",
+    "evaluation.semantic_density_weight": "weight of that bonus",
+    "evaluation.leading_words": "words counted by the density bonus",
+    "evaluation.sel_env_num": "val items used by the gate (0 = all; else a seeded stratified subset)",
+    "evaluation.test_env_num": "test items of the final evaluation (0 = all)",
+    "evaluation.eval_test": "evaluate initial, best and final skills on test at the end",
+    "budget.max_cost_usd": "stop cleanly once this many USD are spent",
+    "budget.max_calls": "stop cleanly after this many paid calls",
+    "budget.max_tokens": "stop cleanly after this many tokens",
+    "env.name": "the env (see `skillopt envs`)",
+    "env.skill_init": "starting skill file ('' = the env's packaged initial.md)",
+    "env.data_path": "the env's real data (file or folder; '' = its bundled sample)",
+    "env.split_dir": "folder with train/val/test item files",
+    "env.limit": "use only the first N items of each split (0 = all)",
+    "env.workers": "parallel rollouts",
+    "env.exec_timeout": "seconds before one rollout counts as timed out",
+    "env.max_completion_tokens": "max tokens of a target reply (None = the env's default)",
+    "out_dir": "run directory ('' = a new timestamped folder under the user data dir)",
+    "preset": "env preset applied under your settings ('' = the env's choice: small on the local model)",
+}
+
+
+def schema_keys(cls: type = RunConfig, prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """(dotted key, type, default) for every leaf key of the schema."""
+    import attrs
+
+    out = []
+    defaults = {f.name: f.default for f in attrs.fields(cls)}
+    for name, tp in field_types(cls).items():
+        sub = attrs_class_of(tp)
+        if sub is not None:
+            out += schema_keys(sub, f"{prefix}{name}.")
+            continue
+        default = defaults[name]
+        if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+            default = default.factory()
+        out.append((prefix + name, tp, default))
+    return out
+
+
+def help_for(key: str) -> str:
+    if key in HELP:
+        return HELP[key]
+    parts = key.split(".")
+    if len(parts) == 3 and parts[0] == "model" and parts[1] in ("optimizer", "target"):
+        return ROLE_HELP.get(parts[2], "")
+    return ""
+
+
+def type_name(tp: Any) -> str:
+    if isinstance(tp, type):
+        return tp.__name__
+    text = str(tp).replace("typing.", "")
+    return text.replace("NoneType", "None")
+
+
+def render_markdown() -> str:
+    lines = [
+        "# Configuration keys",
+        "",
+        "Generated from the schema (`python -m skillopt.config.reference > docs/configuration.md`).",
+        "Set keys in a TOML file (`--config`, one `[section]` per prefix) or with",
+        "`--set section.key=value`. Defaults are upstream SkillOpt's paper settings; an env may",
+        "ship presets (`--preset`) and declares its own `env.*` keys (`skillopt config show --env NAME`).",
+        "",
+        "| key | type | default | meaning |",
+        "|---|---|---|---|",
+    ]
+    for key, tp, default in schema_keys():
+        shown = f'"{default}"' if isinstance(default, str) else repr(default)
+        lines.append(f"| `{key}` | {type_name(tp).replace('|', 'or')} | `{shown}` | {help_for(key)} |")
+    return "\n".join(lines) + "\n"
+
+
+if __name__ == "__main__":
+    print(render_markdown(), end="")
