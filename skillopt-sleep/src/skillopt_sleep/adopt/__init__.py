@@ -1,0 +1,1 @@
+"""Adoption and rollback: the only code that writes the developer's live files."""

@@ -1,0 +1,323 @@
+"""What each ``skillopt sleep`` command does (imported only when a command runs).
+
+People read stderr, programs read stdout: with ``--json`` the result is one JSON
+document on stdout, otherwise a short summary goes to stderr. Errors name what to fix
+and exit non-zero: 2 for bad input or a refused operation, 1 for I/O failures,
+3 when handoff prompts are waiting for answers.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from pathlib import Path
+
+import typer
+from skillopt.cli.output import fail, print_json
+from skillopt.cli.output import info as _info
+from skillopt.errors import SkillOptError
+
+
+def info(message: str) -> None:
+    """Plain text to stderr: transcript text and paths may contain [brackets] that rich
+    would read as markup, so everything is escaped except our own [tags]."""
+    from rich.markup import escape
+
+    parts = re.split(r"(\[/?(?:bold|yellow|red|green)\])", message)
+    _info("".join(p if re.fullmatch(r"\[/?(?:bold|yellow|red|green)\]", p) else escape(p) for p in parts))
+
+
+EXIT_HANDOFF = 3
+
+
+def _pairs(values: list[str] | None, flag: str) -> list[tuple[str, str]]:
+    out = []
+    for item in values or []:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip():
+            raise fail(f"{flag} expects KEY=VALUE, got {item!r}")
+        out.append((key.strip(), value.strip()))
+    return out
+
+
+def _typed(value: str):
+    for cast in (int, float):
+        try:
+            return cast(value)
+        except ValueError:
+            pass
+    return {"true": True, "false": False}.get(value.lower(), value)
+
+
+def build_options(kw: dict):
+    from skillopt_sleep.options import SleepOptions
+
+    roots: dict[str, tuple[Path, ...]] = {}
+    for src, path in _pairs(kw.get("root"), "--root"):
+        roots[src] = roots.get(src, ()) + (Path(path).expanduser(),)
+    return SleepOptions(
+        project=Path(kw["project"]),
+        sources=tuple(kw.get("source") or ("auto",)),
+        roots=roots,
+        scope=kw.get("scope", "invoked"),
+        lookback_hours=kw.get("lookback_hours", 168.0),
+        agent=kw.get("agent", ""),
+        target_skill_path=kw.get("target_skill_path", ""),
+        memory=kw.get("memory", "auto"),
+        backend=kw.get("backend", "auto"),
+        model=kw.get("model", ""),
+        optimizer_backend=kw.get("optimizer_backend", ""),
+        optimizer_model=kw.get("optimizer_model", ""),
+        backend_options={k: _typed(v) for k, v in _pairs(kw.get("backend_option"), "--backend-option")},
+        use_cache=not kw.get("no_cache", False),
+        workers=kw.get("workers", 4),
+        miner=kw.get("miner", "auto"),
+        reflector=kw.get("reflector", "auto"),
+        edit_budget=kw.get("edit_budget", 4),
+        recall_k=kw.get("recall_k", 0),
+        gate=kw.get("gate", "strict"),
+        gate_metric=kw.get("gate_metric", "mixed"),
+        no_regression=kw.get("no_regression", False),
+        repeats=kw.get("repeats", 1),
+        min_val_items=kw.get("min_val", 2),
+        val_fraction=kw.get("val_fraction", 0.34),
+        test_fraction=kw.get("test_fraction", 0.0),
+        seed=kw.get("seed", 42),
+        max_sessions=kw.get("max_sessions", 200),
+        max_tasks=kw.get("max_tasks", 40),
+        max_calls=kw.get("max_calls"),
+        max_tokens=kw.get("max_tokens"),
+        max_cost_usd=kw.get("max_cost"),
+        auto_adopt=kw.get("auto_adopt", False),
+    )
+
+
+def night(*, dry_run: bool, **kw) -> None:
+    from skillopt_sleep.cycle import HandoffWaiting, run_night
+    from skillopt_sleep.taskfile import load_tasks
+
+    as_json = kw.pop("as_json", False)
+    try:
+        opts = build_options(kw)
+        tasks = load_tasks(kw["tasks_file"]) if kw.get("tasks_file") else None
+        result = run_night(opts, dry_run=dry_run, tasks=tasks)
+    except HandoffWaiting as exc:
+        if as_json:
+            print_json({"status": "handoff_pending", "prompts": exc.count, "index": str(exc.index)})
+        info(f"[yellow]handoff:[/yellow] {exc}")
+        raise typer.Exit(EXIT_HANDOFF) from None
+    except KeyboardInterrupt:
+        raise fail("interrupted; nothing was staged", code=130) from None
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
+    report = result.report
+    if as_json:
+        print_json(
+            {
+                "status": result.status,
+                "reason": result.reason,
+                "staging": str(result.staging) if result.staging else None,
+                "adopted": result.adopted,
+                "report": report,
+            }
+        )
+        return
+    scores = report.get("scores", {})
+    info(f"night {report['night']}: [bold]{result.status}[/bold] — {result.reason}")
+    info(
+        f"  sessions {report.get('harvest', {}).get('sessions', 0)}, tasks {report.get('mining', {}).get('tasks', 0)}, "
+        f"val {scores.get('baseline_val')} → {scores.get('final_val')}, calls {report['usage']['calls']}"
+    )
+    for e in report.get("accepted_edits", []):
+        info(f"  + [{e['doc']}] {e['content']}")
+    if result.staging:
+        info(f"  staged in {result.staging}; review with `skillopt sleep diff`, then `skillopt sleep adopt`")
+    if result.adopted:
+        info("  adopted (--auto-adopt); undo with `skillopt sleep rollback`")
+
+
+def harvest(**kw) -> None:
+    from skillopt_sleep.taskfile import harvest_tasks, write_tasks
+
+    as_json, output = kw.pop("as_json"), kw.pop("output")
+    try:
+        payload = harvest_tasks(kw)
+        if output:
+            write_tasks(Path(output), payload)
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        print_json(payload)
+        return
+    info(
+        f"{payload['sessions']} session(s), {len(payload['tasks'])} task(s)"
+        + (f'; written to {output} (set "reviewed": true after checking it)' if output else "")
+    )
+    for t in payload["tasks"]:
+        checks = ", ".join(f"{c['op']} {c['value']!r}" for c in t["checks"])
+        info(f"  [{t['split']}] {t['intent'][:90]!r}  ({checks})")
+
+
+def status(*, project: Path, as_json: bool) -> None:
+    from skillopt_sleep.adopt.adopt import adopted_nights, recover_locked
+    from skillopt_sleep.staging.layout import nights
+    from skillopt_sleep.state import SleepState
+
+    project = Path(project).resolve()
+    transaction = recover_locked(project)
+    recovered = transaction == "recovered"
+    state = SleepState.load(project)
+    staged = [p.name for p in nights(project)]
+    data = {
+        "project": str(project),
+        "nights": state.nights,
+        "last_harvest": state.last_harvest,
+        "history": state.history[-5:],
+        "staged": staged,
+        "adopted": adopted_nights(project),
+        "recovered_interrupted_transaction": recovered, "adoption_in_progress": transaction == "busy",
+    }
+    if as_json:
+        print_json(data)
+        return
+    info(
+        f"{project}: {state.nights} night(s); staged: {', '.join(staged) or 'none'}; "
+        f"adopted: {', '.join(data['adopted']) or 'none'}"
+    )
+    if recovered:
+        info("[yellow]an interrupted adopt/rollback was found and undone[/yellow]")
+    for row in data["history"]:
+        scores = row.get("scores") or {}
+        info(
+            f"  night {row.get('night')}: {row.get('status')} — {row.get('reason')} "
+            f"(val {scores.get('baseline_val')} → {scores.get('final_val')})"
+        )
+
+
+def adopt(*, night: str | None, project: Path, break_lock: bool, as_json: bool) -> None:
+    from skillopt_sleep.adopt.adopt import adopt as do_adopt
+
+    try:
+        receipt = do_adopt(Path(project), night, break_lock=break_lock)
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"adoption failed and was rolled back: {exc}", code=1) from None
+    if as_json:
+        print_json(receipt)
+        return
+    info(f"adopted night {receipt['night']}: " + ", ".join(e["path"] for e in receipt["entries"]))
+
+
+def rollback(*, night: str | None, project: Path, break_lock: bool, force: bool, as_json: bool) -> None:
+    from skillopt_sleep.adopt.adopt import rollback as do_rollback
+
+    try:
+        receipt = do_rollback(Path(project), night, force=force, break_lock=break_lock)
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"rollback failed and was undone: {exc}", code=1) from None
+    if as_json:
+        print_json(receipt)
+        return
+    info(f"rolled back night {receipt['night']}: " + ", ".join(e["path"] for e in receipt["entries"]))
+
+
+def diff(*, night: str | None, project: Path, as_json: bool) -> None:
+    from skillopt_sleep.staging.layout import find_night, manifest
+
+    try:
+        night_dir = find_night(Path(project).resolve(), night)
+        data = manifest(night_dir)
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
+    diffs = []
+    for t in data["targets"]:
+        live = Path(t["live_path"])
+        before = live.read_text(encoding="utf-8", errors="replace") if live.exists() else ""
+        after = (night_dir / t["proposed"]).read_text(encoding="utf-8")
+        text = "".join(
+            difflib.unified_diff(
+                before.splitlines(True), after.splitlines(True), fromfile=f"live/{live.name}", tofile=f"proposed/{live.name}"
+            )
+        )
+        diffs.append({"role": t["role"], "path": str(live), "diff": text})
+    if as_json:
+        print_json({"night": night_dir.name, "diffs": diffs})
+        return
+    for d in diffs:
+        typer.echo(d["diff"] or f"(no change to {d['path']})")
+
+
+def _schedule_args(kw: dict) -> list[str]:
+    args: list[str] = []
+    for src in kw.get("source") or []:
+        args += ["--source", src]
+    if kw.get("backend") and kw["backend"] != "auto":
+        args += ["--backend", kw["backend"]]
+    if kw.get("model"):
+        args += ["--model", kw["model"]]
+    for pair in kw.get("backend_option") or []:
+        args += ["--backend-option", pair]
+    args += ["--lookback-hours", str(kw.get("lookback_hours", 168.0))]
+    for flag, key in (("--max-calls", "max_calls"), ("--max-tokens", "max_tokens"), ("--max-cost", "max_cost")):
+        if kw.get(key) is not None:
+            args += [flag, str(kw[key])]
+    if kw.get("auto_adopt"):
+        args.append("--auto-adopt")
+    return args
+
+
+def schedule(**kw) -> None:
+    from skillopt_sleep import schedule as sched
+    from skillopt_sleep.state import project_state_dir
+
+    project = Path(kw["project"]).resolve()
+    try:
+        line = sched.cron_line(
+            project, hour=kw["hour"], minute=kw["minute"], args=_schedule_args(kw), log=project_state_dir(project) / "cron.log"
+        )
+        if kw["print_only"]:
+            installed = False
+        else:
+            sched.install(sched.Crontab(file=kw.get("crontab_file")), project, line)
+            installed = True
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
+    if kw["as_json"]:
+        print_json({"line": line, "installed": installed})
+    elif installed:
+        info(f"installed: {line}")
+    else:
+        typer.echo(line)
+
+
+def unschedule(*, project: Path, everything: bool, crontab_file: Path | None, as_json: bool) -> None:
+    from skillopt_sleep import schedule as sched
+
+    try:
+        removed = sched.remove(sched.Crontab(file=crontab_file), Path(project).resolve(), everything=everything)
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        print_json({"removed": removed})
+    else:
+        info(f"removed {removed} entr{'y' if removed == 1 else 'ies'}")
+
+
+def experiment(*, persona: str, seeds: int, assert_improves: bool, as_json: bool) -> None:
+    from skillopt_sleep.experiments.run import run_experiment, verdict
+
+    try:
+        results = run_experiment(persona=persona, seeds=seeds)
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
+    ok, summary = verdict(results)
+    if as_json:
+        print_json({"ok": ok, "summary": summary, "runs": results})
+    else:
+        typer.echo(json.dumps(summary, indent=2))
+    if assert_improves and not ok:
+        raise typer.Exit(1)

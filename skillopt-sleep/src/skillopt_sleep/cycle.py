@@ -1,0 +1,194 @@
+"""One night: harvest → mine → split → replay → reflect → bounded edits → gate → stage.
+
+Nothing live is written during a night. Edits are tried one at a time (strongest
+evidence first) against the current documents on the val tasks, and kept only when
+the gate accepts; the surviving documents are then re-checked on *fresh* samples
+(a different seed, so not cache hits) against a fresh baseline. The test split, when
+configured, is scored before and after and only reported. A spent budget stops the
+night cleanly: edits already validated by the gate are staged, nothing else is.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime, timezone
+
+from skillopt.errors import BudgetExceeded
+
+from skillopt_sleep import documents
+from skillopt_sleep.mining.tasks import SleepTask
+from skillopt_sleep.night import HandoffWaiting, Night, NightResult, _apply, _edit_row
+from skillopt_sleep.options import SleepOptions
+
+__all__ = ["HandoffWaiting", "Night", "NightResult", "_apply", "run_night"]
+
+
+def run_night(
+    opts: SleepOptions, *, clients=None, dry_run: bool = False, now: datetime | None = None, tasks: list[SleepTask] | None = None
+) -> NightResult:
+    """Run one night and (unless ``dry_run``) stage an accepted proposal and save state.
+    ``tasks`` (a reviewed tasks file) replaces harvesting and mining."""
+    from skillopt_sleep import clients as client_mod
+
+    project = opts.project_path
+    if not project.is_dir():
+        from skillopt.errors import ConfigError
+
+        raise ConfigError(f"--project: {project} is not a directory")
+    if clients is None:
+        from skillopt_sleep.staging.layout import sleep_dir
+
+        handoff_dir = sleep_dir(project) / "handoff" if "handoff" in (opts.backend, opts.optimizer_backend) else None
+        clients = client_mod.build(opts, handoff_dir=handoff_dir)
+    night = Night(opts, clients, dry_run=dry_run, now=now)
+    result = _run(night, tasks)
+    backend = getattr(clients.target, "backend", None)
+    if not dry_run and getattr(backend, "name", "") == "handoff" and backend.dir.is_dir():
+        done = backend.dir.parent / "handoff-done" / f"night-{night.night:04d}"
+        done.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        backend.dir.rename(done)  # answered prompts stay reviewable; the next night starts clean
+    return result
+
+
+def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
+    opts, report = night.opts, night.report
+    sessions = [] if given is not None else list(night.harvest().sessions)
+    if given is not None:
+        report["harvest"] = {"sessions": 0, "tasks_file": True}
+    agent = opts.agent or (Counter(s.source for s in sessions).most_common(1)[0][0] if sessions else "claude-code")
+    report["agent"] = agent
+    report["sources"] = sorted({s.source for s in sessions})
+    targets = documents.resolve_targets(night.project, agent, skill_path=opts.target_skill_path, memory=opts.memory)
+    docs = [documents.load(t) for t in targets]
+    report["targets"] = [{"role": d.role, "path": str(d.path), "exists": d.original is not None} for d in docs]
+    if night.state.last_model_key and night.state.last_model_key != night.clients.model_key:
+        night.notes.append(
+            f"models changed since last night ({night.state.last_model_key} → {night.clients.model_key}); "
+            "scores are not comparable"
+        )
+    status, reason = "nothing_learned", ""
+    tasks: list[SleepTask] = []
+    night.progress.update(docs=docs)
+    try:
+        if not sessions and given is None:
+            status, reason = "no_sessions", "no sessions found for this project in the harvest window"
+        else:
+            tasks = night.mine(sessions) if given is None else night.use_tasks(given)
+            night.learn(tasks, docs)
+            p = night.progress
+            if p["accepted"]:
+                val = [t for t in tasks if t.split == "val"]
+                verdict, fresh_base, fresh_final = night.final_check(val, docs, p["docs"])
+                p.update(base_val=fresh_base, cur_val=fresh_final)
+                if verdict.accepted:
+                    status, reason = (
+                        "accepted",
+                        f"{len(p['accepted'])} edit(s) passed the {opts.gate} gate and the fresh final check",
+                    )
+                else:
+                    for e in p["accepted"]:
+                        report["rejected_edits"].append(_edit_row(e, reason="final fresh check failed: " + verdict.reason))
+                    p.update(docs=docs, accepted=[])
+                    status, reason = "rejected", "the fresh final check did not confirm the gain: " + verdict.reason
+            else:
+                status, reason = (
+                    "nothing_learned",
+                    "no proposed edit passed the gate" if report["trials"] else "no edit was proposed",
+                )
+            test = [t for t in tasks if t.split == "test"]
+            if test and p["accepted"]:
+                before = night._replay(test, docs, "test-baseline", salt=2)
+                after = night._replay(test, p["docs"], "test-final", salt=2)
+                report["scores_test"] = night.scores(tasks, before, after, "test")
+                report.setdefault("scores", {}).update(
+                    baseline_test=before.evaluation().mean(night.metric), final_test=after.evaluation().mean(night.metric)
+                )
+    except BudgetExceeded as exc:
+        night.notes.append(f"budget stop: {exc}")
+        validated = night.progress["accepted"]
+        status = "accepted" if validated else "budget_stopped"
+        reason = f"budget spent ({exc}); " + (
+            f"staging {len(validated)} edit(s) the gate already validated (fresh final check skipped)"
+            if validated
+            else "nothing was validated"
+        )
+    accepted, final_docs = night.progress["accepted"], night.progress["docs"]
+    base_val, cur_val = night.progress["base_val"], night.progress["cur_val"]
+    report["status"] = status
+    report["reason"] = reason
+    report.setdefault("scores", {}).update(
+        metric=night.metric,
+        baseline_val=base_val.evaluation().mean(night.metric) if base_val else None,
+        final_val=cur_val.evaluation().mean(night.metric) if cur_val else None,
+    )
+    report["per_task"] = night.scores(tasks, base_val, cur_val, "val") + report.pop("scores_test", [])
+    report["accepted_edits"] = [_edit_row(e) for e in accepted]
+    totals = night.clients.ledger.totals()
+    report["usage"] = {
+        "calls": totals.calls,
+        "cached_calls": totals.cached_calls,
+        "failed_calls": totals.failed_calls,
+        "tokens": totals.tokens,
+        "prompt_tokens": totals.prompt_tokens,
+        "completion_tokens": totals.completion_tokens,
+        "cost_usd": totals.cost_usd,
+        "unpriced_calls": totals.unpriced_calls,
+    }
+    report["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return _finish(night, docs, final_docs, accepted, tasks)
+
+
+def _finish(night: Night, docs, final_docs, accepted, tasks) -> NightResult:
+    from skillopt_sleep.fsutil import ensure_dir
+    from skillopt_sleep.state import project_state_dir
+
+    report = night.report
+    staging = None
+    adopted = False
+    night.evidence.add("cycle", "end", status=report["status"], reason=report["reason"])
+    if night.dry_run:
+        night.evidence.write(
+            ensure_dir(project_state_dir(night.project) / "evidence") / f"dryrun-{night.now:%Y%m%d-%H%M%S}.jsonl"
+        )
+        return NightResult(status=report["status"], reason=report["reason"], report=report)
+    if accepted:
+        from skillopt_sleep.staging.writer import stage
+
+        staging = stage(
+            night.project, night=night.night, report=report, evidence=night.evidence, before=docs, after=final_docs, now=night.now
+        )
+        report["staging"] = str(staging)
+        if night.opts.auto_adopt:
+            from skillopt_sleep.adopt.adopt import adopt
+
+            adopt(night.project, staging.name)
+            adopted = True
+    else:
+        night.evidence.write(ensure_dir(project_state_dir(night.project) / "evidence") / f"night-{night.night:04d}.jsonl")
+    st = night.state
+    st.nights = night.night
+    st.last_harvest["*"] = night.now.isoformat(timespec="seconds")
+    st.last_model_key = night.clients.model_key
+    st.history.append(
+        {
+            k: report.get(k)
+            for k in (
+                "night",
+                "started",
+                "finished",
+                "status",
+                "reason",
+                "agent",
+                "scores",
+                "usage",
+                "staging",
+                "accepted_edits",
+                "rejected_edits",
+                "harvest",
+                "mining",
+            )
+        }
+    )
+    st.task_archive.extend(row for row in report.get("tasks", []) if not str(row.get("id", "")).startswith("recall:"))
+    st.save()
+    return NightResult(status=report["status"], reason=report["reason"], report=report, staging=staging, adopted=adopted)

@@ -1,0 +1,141 @@
+"""The documents a night may change: a skill file and the agent's memory file.
+
+Edits only ever touch the learned block between :data:`LEARNED_START` and
+:data:`LEARNED_END`; text the developer wrote outside it is never modified. The memory
+target follows the agent whose sessions were harvested (CLAUDE.md for Claude Code,
+AGENTS.md for Codex/OpenCode/pi, ``.cursor/rules`` for Cursor,
+``.github/copilot-instructions.md`` for Copilot) instead of always CLAUDE.md, and the
+default skill lives in the project, not in one user-global file shared by every project.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import attrs
+from skillopt.errors import ConfigError
+from skillopt.records import Edit, EditResult
+from skillopt.skilldoc import apply_edits, get_block, set_block
+
+LEARNED_START = "<!-- SKILLOPT-SLEEP:LEARNED START -->"
+LEARNED_END = "<!-- SKILLOPT-SLEEP:LEARNED END -->"
+LEARNED_HEADING = (
+    "## Learned from your sessions (skillopt sleep)\n"
+    "_Reviewed and adopted with `skillopt sleep adopt`; undo with `skillopt sleep rollback`._\n"
+)
+SKILL_NAME = "skillopt-sleep-learned"
+SKILL_SCAFFOLD = (
+    "---\n"
+    f"name: {SKILL_NAME}\n"
+    "description: Conventions and procedures of this project learned from the developer's own agent sessions. "
+    "Use for any coding task in this project.\n"
+    "---\n\n# Project conventions learned by skillopt sleep\n"
+)
+DEFAULT_MEMORY = "AGENTS.md"
+DEFAULT_SKILL_DIR = ".agents/skills"
+CURSOR_RULE_HEADER = "---\ndescription: Project conventions learned by skillopt sleep\nalwaysApply: true\n---\n"
+
+
+@attrs.frozen(kw_only=True)
+class DocTarget:
+    role: str  # "skill" or "memory"
+    path: Path
+
+
+@attrs.frozen(kw_only=True)
+class Doc:
+    """A target's live bytes (None when the file does not exist yet) and its working text."""
+
+    role: str
+    path: Path
+    original: bytes | None
+    text: str
+
+    @property
+    def changed(self) -> bool:
+        before = self.original.decode("utf-8", errors="replace") if self.original is not None else ""
+        return self.text != before
+
+    def rules(self) -> str:
+        """The learned block's rules, without its heading."""
+        body = get_block(self.text, LEARNED_START, LEARNED_END) or ""
+        head = LEARNED_HEADING.strip("\n")
+        if body.startswith(head):
+            body = body[len(head) :]
+        return body.strip("\n")
+
+
+@attrs.frozen(kw_only=True)
+class DocEdit:
+    """An edit aimed at one document's learned block."""
+
+    doc: str
+    edit: Edit
+    origin: str = "heuristic"
+    lesson: str = ""
+
+
+def agent_files(agent: str) -> tuple[str, str]:
+    """(memory file, skill dir) an agent reads, from its harvester plugin when it says."""
+    from skillopt.registry import get
+
+    try:
+        cls = get("harvesters", agent).obj
+    except Exception:  # noqa: BLE001 - unknown or third-party agent: the open standard files
+        return DEFAULT_MEMORY, DEFAULT_SKILL_DIR
+    return getattr(cls, "memory_file", DEFAULT_MEMORY) or DEFAULT_MEMORY, getattr(
+        cls, "skill_dir", DEFAULT_SKILL_DIR
+    ) or DEFAULT_SKILL_DIR
+
+
+def resolve_targets(project: Path, agent: str, *, skill_path: str = "", memory: str = "auto") -> list[DocTarget]:
+    project = Path(project).resolve()
+    memory_file, skill_dir = agent_files(agent)
+    skill = Path(skill_path).expanduser() if skill_path else project / skill_dir / SKILL_NAME / "SKILL.md"
+    if not skill.is_absolute():
+        skill = project / skill
+    targets = [DocTarget(role="skill", path=skill)]
+    if memory not in ("none", "off", ""):
+        mem = Path(memory_file if memory == "auto" else memory).expanduser()
+        targets.append(DocTarget(role="memory", path=mem if mem.is_absolute() else project / mem))
+    for t in targets:
+        if t.path.exists() and t.path.is_dir():
+            raise ConfigError(f"{t.role} target {t.path} is a directory; name a file")
+    return targets
+
+
+def load(target: DocTarget) -> Doc:
+    try:
+        raw = target.path.read_bytes()
+    except FileNotFoundError:
+        raw = None
+    text = raw.decode("utf-8", errors="replace") if raw is not None else ""
+    return Doc(role=target.role, path=target.path, original=raw, text=text)
+
+
+def with_rules(doc: Doc, edits: list[Edit] | tuple[Edit, ...]) -> tuple[Doc, list[EditResult]]:
+    """``doc`` with ``edits`` applied inside its learned block (created on first use)."""
+    body = doc.rules()
+    new_body, results = apply_edits(body, list(edits))
+    if new_body.strip() == body.strip():
+        return doc, results
+    base = doc.text
+    if not base.strip():
+        if doc.role == "skill":
+            base = SKILL_SCAFFOLD
+        elif doc.path.suffix == ".mdc":
+            base = CURSOR_RULE_HEADER
+    if new_body.strip():
+        text = set_block(base, LEARNED_START, LEARNED_END, new_body.strip() + "\n", heading=LEARNED_HEADING)
+    else:
+        text = remove_block(base)
+    return attrs.evolve(doc, text=text), results
+
+
+def remove_block(text: str) -> str:
+    """``text`` without the learned block (used when its last rule is deleted)."""
+    i, j = text.find(LEARNED_START), text.find(LEARNED_END)
+    if i < 0 or j < i:
+        return text
+    head, tail = text[:i].rstrip("\n"), text[j + len(LEARNED_END) :].lstrip("\n")
+    return (head + "\n" if head else "") + (("\n" + tail) if tail and head else tail)

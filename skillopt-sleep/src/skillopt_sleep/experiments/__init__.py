@@ -1,0 +1,1 @@
+"""Deterministic experiments on bundled synthetic personas (``python -m skillopt_sleep.experiments``)."""

@@ -1,0 +1,169 @@
+"""Writing synthetic sessions in real on-disk formats (Claude Code JSONL, Codex rollouts).
+
+The experiment's personas are turned into the same files the agents write, so the
+experiment exercises the real harvesters, not a shortcut around them.
+"""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import attrs
+
+
+@attrs.frozen(kw_only=True)
+class Event:
+    kind: str  # user | assistant | shell
+    text: str = ""
+    exit_code: int = 0
+    output: str = ""
+
+
+def _lines(records: list[dict]) -> str:
+    return "\n".join(json.dumps(r, ensure_ascii=False) for r in records) + "\n"
+
+
+def write_claude(home: Path, project: Path, session_id: str, events: list[Event], start: datetime) -> Path:
+    slug = "-" + str(project).strip("/").replace("/", "-")
+    path = home / ".claude" / "projects" / slug / f"{session_id}.jsonl"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    records, t, parent = [], start, None
+    base = {
+        "isSidechain": False,
+        "userType": "external",
+        "cwd": str(project),
+        "sessionId": session_id,
+        "version": "1.0.98",
+        "gitBranch": "main",
+    }
+    for n, ev in enumerate(events):
+        t += timedelta(seconds=7)
+        uid = str(uuid.UUID(int=(hash((session_id, n)) & (2**128 - 1))))
+        if ev.kind == "user":
+            rec = {**base, "parentUuid": parent, "type": "user", "message": {"role": "user", "content": ev.text}}
+        elif ev.kind == "assistant":
+            rec = {
+                **base,
+                "parentUuid": parent,
+                "type": "assistant",
+                "message": {
+                    "id": f"msg_{n}",
+                    "type": "message",
+                    "role": "assistant",
+                    "model": "claude-sonnet-4-5",
+                    "content": [{"type": "text", "text": ev.text}],
+                    "stop_reason": "end_turn",
+                },
+            }
+        else:
+            tool_id = f"toolu_{session_id[:8]}_{n}"
+            records.append(
+                {
+                    **base,
+                    "parentUuid": parent,
+                    "type": "assistant",
+                    "uuid": uid + "a",
+                    "timestamp": t.isoformat() + "Z",
+                    "message": {
+                        "id": f"msg_{n}",
+                        "type": "message",
+                        "role": "assistant",
+                        "model": "claude-sonnet-4-5",
+                        "content": [{"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": ev.text}}],
+                    },
+                }
+            )
+            body = (f"Exit code {ev.exit_code}\n" if ev.exit_code else "") + ev.output
+            rec = {
+                **base,
+                "parentUuid": uid + "a",
+                "type": "user",
+                "message": {
+                    "role": "user",
+                    "content": [{"tool_use_id": tool_id, "type": "tool_result", "content": body, "is_error": ev.exit_code != 0}],
+                },
+            }
+        rec["uuid"] = uid
+        rec["timestamp"] = t.isoformat() + "Z"
+        records.append(rec)
+        parent = uid
+    path.write_text(_lines(records), encoding="utf-8")
+    return path
+
+
+def write_codex(home: Path, project: Path, session_id: str, events: list[Event], start: datetime) -> Path:
+    day = home / ".codex" / "sessions" / f"{start:%Y}" / f"{start:%m}" / f"{start:%d}"
+    day.mkdir(parents=True, exist_ok=True)
+    path = day / f"rollout-{start:%Y-%m-%dT%H-%M-%S}-{session_id}.jsonl"
+    t = start
+    records = [
+        {
+            "timestamp": t.isoformat() + "Z",
+            "type": "session_meta",
+            "payload": {
+                "id": session_id,
+                "timestamp": t.isoformat() + "Z",
+                "cwd": str(project),
+                "originator": "codex_cli_rs",
+                "cli_version": "0.36.0",
+                "git": {"branch": "main"},
+            },
+        }
+    ]
+    for n, ev in enumerate(events):
+        t += timedelta(seconds=6)
+        ts = t.isoformat() + "Z"
+        if ev.kind == "user":
+            records.append(
+                {"timestamp": ts, "type": "event_msg", "payload": {"type": "user_message", "message": ev.text, "images": []}}
+            )
+            records.append(
+                {
+                    "timestamp": ts,
+                    "type": "response_item",
+                    "payload": {"type": "message", "role": "user", "content": [{"type": "input_text", "text": ev.text}]},
+                }
+            )
+        elif ev.kind == "assistant":
+            records.append(
+                {
+                    "timestamp": ts,
+                    "type": "response_item",
+                    "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": ev.text}]},
+                }
+            )
+        else:
+            call = f"call_{n}"
+            records.append(
+                {
+                    "timestamp": ts,
+                    "type": "response_item",
+                    "payload": {
+                        "type": "function_call",
+                        "name": "shell",
+                        "call_id": call,
+                        "arguments": json.dumps({"command": ["bash", "-lc", ev.text], "workdir": str(project)}),
+                    },
+                }
+            )
+            records.append(
+                {
+                    "timestamp": ts,
+                    "type": "response_item",
+                    "payload": {
+                        "type": "function_call_output",
+                        "call_id": call,
+                        "output": json.dumps(
+                            {"output": ev.output, "metadata": {"exit_code": ev.exit_code, "duration_seconds": 0.3}}
+                        ),
+                    },
+                }
+            )
+    path.write_text(_lines(records), encoding="utf-8")
+    return path
+
+
+WRITERS = {"claude-code": write_claude, "codex": write_codex}

@@ -1,0 +1,1 @@
+"""Mining: turn harvested sessions into checkable tasks and evidence-backed lessons."""

@@ -1,0 +1,347 @@
+"""One night in progress: the stages (harvest, mine, learn, final check) as methods.
+
+:func:`skillopt_sleep.cycle.run_night` drives them; keeping the stages here and the
+orchestration there keeps both readable. Edits are tried one at a time against the
+current documents on the val tasks and kept only when the gate accepts; progress is
+recorded as it goes so a budget stop still knows what was validated.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import attrs
+from skillopt.config.schema import EvaluationConfig
+from skillopt.records import Verdict
+from skillopt.serde import to_data
+
+from skillopt_sleep import documents, gating, reflect
+from skillopt_sleep.documents import Doc, DocEdit
+from skillopt_sleep.evidence import EvidenceLog
+from skillopt_sleep.harvest import HarvestRequest, harvest
+from skillopt_sleep.mining import heuristic
+from skillopt_sleep.mining.llm import mine_session
+from skillopt_sleep.mining.split import session_splits
+from skillopt_sleep.mining.tasks import SleepTask
+from skillopt_sleep.options import SleepOptions
+from skillopt_sleep.recall import recall
+from skillopt_sleep.replay import ReplayResult, replay
+from skillopt_sleep.state import SleepState
+
+
+class HandoffWaiting(Exception):
+    """Prompts were written for the handoff agent; re-run to resume."""
+
+    def __init__(self, index: Path, count: int):
+        super().__init__(f"{count} prompt(s) waiting for answers: see {index}")
+        self.index = index
+        self.count = count
+
+
+@attrs.frozen(kw_only=True)
+class NightResult:
+    status: str
+    reason: str
+    report: dict
+    staging: Path | None = None
+    adopted: bool = False
+
+
+def _select_tasks(tasks: list[SleepTask], limit: int) -> list[SleepTask]:
+    """At most ``limit`` tasks, interleaving splits so val is never starved by train."""
+    by_split: dict[str, list[SleepTask]] = {}
+    for t in tasks:
+        by_split.setdefault(t.split, []).append(t)
+    out: list[SleepTask] = []
+    while len(out) < limit and any(by_split.values()):
+        for split in ("train", "val", "test"):
+            if by_split.get(split) and len(out) < limit:
+                out.append(by_split[split].pop(0))
+    return out
+
+
+def _edit_row(e: DocEdit, **extra) -> dict:
+    return {
+        "doc": e.doc,
+        "op": e.edit.op,
+        "target": e.edit.target,
+        "content": e.edit.content,
+        "why": e.edit.rationale,
+        "origin": e.origin,
+        "support": e.edit.support_count,
+        **extra,
+    }
+
+
+def _apply(docs: list[Doc], edits: list[DocEdit]) -> tuple[list[Doc], list[str]]:
+    out, problems = [], []
+    for doc in docs:
+        mine = [e.edit for e in edits if e.doc == doc.role]
+        if mine:
+            doc, results = documents.with_rules(doc, mine)
+            problems += [f"{r.edit.op} {r.status}: {r.detail}" for r in results if r.status != "applied"]
+        out.append(doc)
+    return out, problems
+
+
+class Night:
+    """The state of one night in progress (kept small: each stage is a method)."""
+
+    def __init__(self, opts: SleepOptions, clients, *, dry_run: bool, now: datetime | None = None):
+        self.opts = opts
+        self.clients = clients
+        self.dry_run = dry_run
+        self.now = now or datetime.now(timezone.utc)
+        self.project = opts.project_path
+        self.state = SleepState.load(self.project)
+        self.night = self.state.nights + 1
+        self.evidence = EvidenceLog()
+        self.notes: list[str] = []
+        self.report: dict = {
+            "night": self.night,
+            "project": str(self.project),
+            "started": self.now.isoformat(timespec="seconds"),
+            "dry_run": dry_run,
+            "trials": [],
+            "accepted_edits": [],
+            "rejected_edits": [],
+            "notes": self.notes,
+        }
+        cfg = EvaluationConfig(
+            gate=opts.gate,
+            gate_metric=opts.gate_metric,
+            gate_no_regression=opts.no_regression,
+            gate_min_margin=opts.min_margin,
+            gate_confidence=opts.confidence,
+            gate_repeats=opts.repeats,
+        )
+        self.gate = gating.make_gate(opts.gate, cfg)
+        self.metric = opts.gate_metric
+        self.progress: dict = {"docs": [], "accepted": [], "base_val": None, "cur_val": None}
+
+    # ---------------------------------------------------------------- stages
+
+    def harvest(self):
+        since = None if self.opts.lookback_hours <= 0 else self.now - timedelta(hours=self.opts.lookback_hours)
+        result = harvest(
+            HarvestRequest(
+                sources=self.opts.sources,
+                roots=self.opts.roots,
+                project=self.project,
+                scope=self.opts.scope,
+                since=since,
+                max_sessions=self.opts.max_sessions,
+            )
+        )
+        self.notes.extend(result.warnings)
+        self.report["harvest"] = {
+            "sessions": len(result.sessions),
+            "per_source": result.per_source,
+            "sources_tried": list(result.sources_tried),
+            "out_of_scope": result.out_of_scope,
+            "since": since.isoformat(timespec="seconds") if since else None,
+        }
+        for s in result.sessions:
+            self.evidence.add(
+                "harvest",
+                "session",
+                id=s.id,
+                source=s.source,
+                turns=len(s.turns),
+                ended=s.ended_at,
+                first_prompt=next((t.content[:300] for t in s.turns if t.role == "user"), ""),
+            )
+        return result
+
+    def mine(self, sessions) -> list[SleepTask]:
+        splits = session_splits(
+            [s.id for s in sessions],
+            val_fraction=self.opts.val_fraction,
+            test_fraction=self.opts.test_fraction,
+            seed=self.opts.seed,
+        )
+        mined = heuristic.mine(sessions, splits, project_name=self.project.name)
+        tasks = list(mined.tasks)
+        if self.opts.miner in ("llm", "auto") and self._llm_allowed("miner"):
+            if self.opts.miner == "llm":
+                tasks, todo = [], list(sessions)
+            else:  # auto: the model only looks at sessions the heuristic could not turn into a task
+                covered = {sid for t in tasks for sid in t.sessions}
+                todo = [s for s in sessions if s.id not in covered][: self.opts.max_tasks]
+            for session in todo:
+                extra, problems = mine_session(self.clients.optimizer, session, splits[session.id])
+                tasks.extend(extra)
+                self.notes.extend(problems[:3])
+        tasks = _select_tasks(tasks, self.opts.max_tasks)
+        recalled = recall(self.state.task_archive, tasks, self.opts.recall_k)
+        tasks += recalled
+        self.report["mining"] = {
+            "recalled": len(recalled),
+            "intents": mined.intents,
+            "clusters": mined.clusters,
+            "recurring_clusters": mined.recurring_clusters,
+            "dropped_uncheckable": mined.dropped_uncheckable,
+            "tasks": len(tasks),
+            "by_split": dict(Counter(t.split for t in tasks)),
+            "session_splits": dict(Counter(splits.values())),
+        }
+        self.report["tasks"] = [
+            {
+                "id": t.id,
+                "split": t.split,
+                "intent": t.intent[:300],
+                "outcome": t.outcome,
+                "support": t.support,
+                "sources": list(t.sources),
+                "checks": [to_data(c) for c in t.checks],
+                "rubric": t.rubric,
+                "lessons": [lesson.text for lesson in t.lessons],
+            }
+            for t in tasks
+        ]
+        for row in self.report["tasks"]:
+            self.evidence.add("mine", "task", **row)
+        return tasks
+
+    def use_tasks(self, tasks: list[SleepTask]) -> list[SleepTask]:
+        tasks = _select_tasks(list(tasks), self.opts.max_tasks)
+        self.report["mining"] = {"tasks": len(tasks), "by_split": dict(Counter(t.split for t in tasks)), "from_file": True}
+        self.report["tasks"] = [
+            {
+                "id": t.id,
+                "split": t.split,
+                "intent": t.intent[:300],
+                "checks": [to_data(c) for c in t.checks],
+                "rubric": t.rubric,
+                "lessons": [lesson.text for lesson in t.lessons],
+            }
+            for t in tasks
+        ]
+        return tasks
+
+    def _llm_allowed(self, what: str) -> bool:
+        from skillopt_sleep.clients import backend_name
+
+        name = backend_name(self.clients, "optimizer")
+        if getattr(self.opts, what) == "auto" and name in ("local",):
+            return False  # a 135M model invents tasks and rules; the heuristic path is better there
+        return True
+
+    def _replay(self, tasks, docs, phase: str, salt: int = 0) -> ReplayResult:
+        result = replay(
+            tasks,
+            docs,
+            self.clients.target,
+            self.clients.optimizer,
+            phase=phase,
+            repeats=self.opts.repeats,
+            seed=self.opts.seed,
+            salt=salt,
+            project_name=self.project.name,
+            workers=self.opts.workers,
+        )
+        for a in result.attempts:
+            self.evidence.add(
+                "replay",
+                phase,
+                task=a.task_id,
+                repeat=a.repeat,
+                status=a.status,
+                hard=a.hard,
+                soft=a.soft,
+                feedback=a.feedback,
+                answer=a.answer,
+            )
+        if result.pending:
+            self._handoff_stop()
+        return result
+
+    def _handoff_stop(self) -> None:
+        backend = getattr(self.clients.target, "backend", None)
+        if backend is not None and hasattr(backend, "write_index"):
+            index = backend.write_index()
+            raise HandoffWaiting(index, len(backend.pending()))
+
+    def _trial(self, label: str, current: ReplayResult, candidate: ReplayResult) -> Verdict:
+        verdict = gating.decide(self.gate, current, candidate, min_items=self.opts.min_val_items)
+        self.report["trials"].append({"label": label, "verdict": to_data(verdict)})
+        self.evidence.add("gate", "trial", label=label, verdict=to_data(verdict))
+        return verdict
+
+    def learn(self, tasks: list[SleepTask], docs: list[Doc]) -> None:
+        """Greedy gated edits. Progress lives in ``self.progress`` so a budget stop mid-way
+        still knows which edits the gate had already validated."""
+        train = [t for t in tasks if t.split == "train"]
+        val = [t for t in tasks if t.split == "val"]
+        p = self.progress
+        p.update(docs=docs, accepted=[], base_val=None, cur_val=None)
+        if not train or not val:
+            self.notes.append(f"need train and val tasks (have {len(train)} train, {len(val)} val); nothing to gate")
+            return
+        p["base_val"] = p["cur_val"] = self._replay(val, docs, "baseline-val")
+        train_result = self._replay(train, docs, "train")
+        proposals = self._propose(train, train_result, docs)
+        usable = []
+        for n, proposal in enumerate(proposals, 1):
+            candidate_docs, problems = _apply(p["docs"], [proposal])
+            if all(d.text == c.text for d, c in zip(p["docs"], candidate_docs, strict=True)):
+                self.report["rejected_edits"].append(_edit_row(proposal, reason="could not be applied: " + "; ".join(problems)))
+                continue
+            usable.append(proposal)
+            cand_val = self._replay(val, candidate_docs, f"gate-{n}")
+            verdict = self._trial(f"edit {n}: {proposal.edit.content[:80]}", p["cur_val"], cand_val)
+            if verdict.accepted:
+                p.update(docs=candidate_docs, cur_val=cand_val, accepted=p["accepted"] + [proposal])
+            else:
+                self.report["rejected_edits"].append(_edit_row(proposal, reason=verdict.reason))
+        if not p["accepted"] and len(usable) > 1:
+            bundle_docs, _ = _apply(docs, usable)
+            cand_val = self._replay(val, bundle_docs, "gate-bundle")
+            if self._trial("all usable edits together", p["base_val"], cand_val).accepted:
+                p.update(docs=bundle_docs, cur_val=cand_val, accepted=list(usable))
+                ids = {(e.doc, e.edit.content) for e in usable}
+                self.report["rejected_edits"] = [r for r in self.report["rejected_edits"] if (r["doc"], r["content"]) not in ids]
+
+    def _propose(self, train, train_result, docs) -> list[DocEdit]:
+        budget = self.opts.edit_budget
+        heur = reflect.heuristic_edits(train, train_result, docs, budget) if self.opts.reflector in ("heuristic", "auto") else []
+        llm: list[DocEdit] = []
+        if self.opts.reflector in ("llm", "auto") and self._llm_allowed("reflector"):
+            llm, note = reflect.llm_edits(self.clients.optimizer, train, train_result, docs, budget, self.project.name)
+            if note:
+                self.notes.append(note)
+        proposals = reflect.merge(heur, llm, budget)
+        for p in proposals:
+            self.evidence.add("reflect", "proposal", **_edit_row(p))
+        return proposals
+
+    def final_check(self, val, docs, final_docs) -> tuple[Verdict, ReplayResult, ReplayResult]:
+        fresh_base = self._replay(val, docs, "final-baseline", salt=1)
+        fresh_final = self._replay(val, final_docs, "final-val", salt=1)
+        verdict = self._trial("final fresh check", fresh_base, fresh_final)
+        return verdict, fresh_base, fresh_final
+
+    def scores(self, tasks, before: ReplayResult | None, after: ReplayResult | None, split: str) -> list[dict]:
+        if before is None or after is None:
+            return []
+        w = 0.5
+        b = gating.per_task(before, self.metric, w)
+        a = gating.per_task(after, self.metric, w)
+        rows = []
+        for t in tasks:
+            if t.split != split:
+                continue
+            x, y = b.get(t.id), a.get(t.id)
+            rows.append(
+                {
+                    "id": t.id,
+                    "split": split,
+                    "intent": t.intent[:200],
+                    "baseline": x,
+                    "final": y,
+                    "delta": (y - x) if x is not None and y is not None else None,
+                }
+            )
+        return rows

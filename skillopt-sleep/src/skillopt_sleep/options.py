@@ -1,0 +1,91 @@
+"""Everything one night needs to know, validated up front.
+
+Bad values fail before any harvest or model call, with a message naming the option
+(upstream silently ran its mock backend for an unknown name and ignored a malformed
+config file).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+from skillopt.errors import ConfigError
+
+MINERS = ("auto", "heuristic", "llm")
+REFLECTORS = ("auto", "heuristic", "llm")
+GATE_METRICS = ("hard", "soft", "mixed")
+
+
+@attrs.frozen(kw_only=True)
+class SleepOptions:
+    project: Path
+    sources: tuple[str, ...] = ("auto",)
+    roots: dict[str, tuple[Path, ...]] = attrs.field(factory=dict)
+    scope: str = "invoked"
+    lookback_hours: float = 168.0
+    agent: str = ""
+    target_skill_path: str = ""
+    memory: str = "auto"
+    # models
+    backend: str = "auto"
+    model: str = ""
+    optimizer_backend: str = ""
+    optimizer_model: str = ""
+    backend_options: dict[str, Any] = attrs.field(factory=dict)
+    use_cache: bool = True
+    workers: int = 4
+    # learning
+    miner: str = "auto"
+    reflector: str = "auto"
+    edit_budget: int = 4
+    recall_k: int = 0
+    gate: str = "strict"
+    gate_metric: str = "mixed"
+    no_regression: bool = False
+    min_margin: float = 0.0
+    confidence: float = 0.9
+    repeats: int = 1
+    min_val_items: int = 2
+    val_fraction: float = 0.34
+    test_fraction: float = 0.0
+    seed: int = 42
+    # budgets
+    max_sessions: int = 200
+    max_tasks: int = 40
+    max_calls: int | None = None
+    max_tokens: int | None = None
+    max_cost_usd: float | None = None
+    # what to do with the result
+    auto_adopt: bool = False
+
+    def __attrs_post_init__(self) -> None:
+        problems = []
+        if self.scope not in ("invoked", "all"):
+            problems.append(f"--scope must be invoked or all, not {self.scope!r}")
+        if self.miner not in MINERS:
+            problems.append(f"--miner must be one of {', '.join(MINERS)}, not {self.miner!r}")
+        if self.reflector not in REFLECTORS:
+            problems.append(f"--reflector must be one of {', '.join(REFLECTORS)}, not {self.reflector!r}")
+        if self.gate_metric not in GATE_METRICS:
+            problems.append(f"--gate-metric must be one of {', '.join(GATE_METRICS)}, not {self.gate_metric!r}")
+        for name in ("edit_budget", "repeats", "min_val_items", "max_sessions", "max_tasks", "workers"):
+            if getattr(self, name) < 1:
+                problems.append(f"--{name.replace('_', '-')} must be at least 1")
+        for name in ("max_calls", "max_tokens", "max_cost_usd"):
+            value = getattr(self, name)
+            if value is not None and value <= 0:
+                problems.append(f"--{name.replace('_', '-').replace('-usd', '')} must be positive")
+        if not (0 < self.val_fraction < 1) or not (0 <= self.test_fraction < 1) or self.val_fraction + self.test_fraction >= 1:
+            problems.append("--val-fraction must be in (0, 1), --test-fraction in [0, 1), and their sum below 1")
+        if self.recall_k < 0:
+            problems.append("--recall-k must be >= 0")
+        if self.lookback_hours < 0:
+            problems.append("--lookback-hours must be >= 0 (0 = all history)")
+        if problems:
+            raise ConfigError("; ".join(problems))
+
+    @property
+    def project_path(self) -> Path:
+        return Path(self.project).expanduser().resolve()

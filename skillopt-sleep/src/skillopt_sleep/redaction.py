@@ -1,0 +1,115 @@
+"""Redaction at ingestion: the core's secret patterns plus what transcripts add.
+
+:func:`skillopt.redact.redact_text` masks provider key formats, bearer tokens, PEM
+keys and ``*_API_KEY=`` lines. Coding-agent transcripts leak secrets in more shapes:
+``.env`` files pasted or ``cat``-ed (``DB_PASSWORD=…``, ``SECRET=…``), inline
+``TOKEN=… cmd`` prefixes, credentials inside URLs and connection strings, JSON
+``"password": "…"`` pairs, and random-looking tokens with no known prefix. Those
+are handled here, on top of the core (never a copy of it).
+
+Redaction always runs on the full text *before* any clipping, so a secret cut in
+half by a length limit can never slip past a pattern.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from typing import Any
+
+from skillopt.redact import MASK
+from skillopt.redact import redact_data as core_redact_data
+from skillopt.redact import redact_text as core_redact_text
+
+_SECRETISH_NAME = (
+    r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|"
+    r"credential|auth[_-]?(?:token|key|code)|salt|cookie|session[_-]?key|signing[_-]?key|client[_-]?secret|dsn|webhook)"
+)
+
+# KEY=value lines (.env files, exports) whose key name says "secret", any case.
+_ENV_LINE = re.compile(
+    r"(?im)^(\s*(?:export\s+|set\s+)?(?:[A-Za-z_][A-Za-z0-9_.\-]*)?" + _SECRETISH_NAME + r"[A-Za-z0-9_.\-]*\s*[=:]\s*)"
+    r"(['\"]?)([^'\"\s#]{4,})\2"
+)
+# Inline assignments inside a command line: ``GITHUB_TOKEN=abc make deploy``.
+_INLINE_ASSIGN = re.compile(r"(?i)\b((?:[A-Z_][A-Z0-9_]*)?" + _SECRETISH_NAME + r"[A-Z0-9_]*=)(['\"]?)([^'\"\s;&|]{4,})\2")
+# JSON / YAML style pairs: ``"password": "hunter2"`` or ``api_key: abc``.
+_JSON_PAIR = re.compile(r"(?i)([\"']?[A-Za-z0-9_\-]*" + _SECRETISH_NAME + r"[A-Za-z0-9_\-]*[\"']?\s*:\s*)([\"'])([^\"'\n]{4,})\2")
+# Credentials in URLs: scheme://user:password@host
+_URL_CREDS = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@]+:)([^\s@/]{3,})(@)")
+# Connection strings: Password=...; Pwd=...
+_CONN_STRING = re.compile(r"(?i)\b((?:password|pwd)\s*=\s*)([^;\s'\"]{3,})")
+
+_TOKEN = re.compile(r"[A-Za-z0-9+/=_\-]{20,}")
+_UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
+_HEX = re.compile(r"^[0-9a-fA-F]+$")
+
+
+def shannon_entropy(text: str) -> float:
+    """Bits per character of ``text``."""
+    if not text:
+        return 0.0
+    counts = Counter(text)
+    n = len(text)
+    return -sum(c / n * math.log2(c / n) for c in counts.values())
+
+
+def looks_random(token: str) -> bool:
+    """True for a token that is probably a credential: long, high-entropy, letters and
+    digits interleaved. Identifiers, paths, UUIDs and commit hashes are left alone."""
+    if len(token) < 20 or _UUID.match(token):
+        return False
+    if _HEX.match(token):
+        return len(token) > 40  # commit ids and short digests stay readable
+    digits = sum(ch.isdigit() for ch in token)
+    letters = sum(ch.isalpha() for ch in token)
+    if digits < 2 or letters < 6:
+        return False
+    switches = sum(
+        1 for a, b in zip(token, token[1:], strict=False) if a.isdigit() != b.isdigit() and (a.isalnum() and b.isalnum())
+    )
+    if switches < 4:
+        return False
+    parts = [p for p in re.split(r"[_\-./+=]", token) if p]
+    if parts and all(p.isalpha() for p in parts):
+        return False
+    alphabet = min(len(token), 64)
+    return shannon_entropy(token) >= 0.8 * math.log2(alphabet)
+
+
+def _mask_random_tokens(text: str) -> str:
+    return _TOKEN.sub(lambda m: MASK if looks_random(m.group(0)) else m.group(0), text)
+
+
+def scrub(text: str) -> str:
+    """``text`` with every known and pattern-shaped secret masked."""
+    if not text:
+        return text
+    text = core_redact_text(text)
+    text = _ENV_LINE.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)
+    text = _INLINE_ASSIGN.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)
+    text = _JSON_PAIR.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)
+    text = _URL_CREDS.sub(lambda m: f"{m.group(1)}{MASK}{m.group(3)}", text)
+    text = _CONN_STRING.sub(lambda m: f"{m.group(1)}{MASK}", text)
+    return _mask_random_tokens(text)
+
+
+def scrub_data(data: Any) -> Any:
+    """JSON-like data with secret-named keys blanked and every string scrubbed."""
+    data = core_redact_data(data)
+    if isinstance(data, dict):
+        return {k: scrub_data(v) for k, v in data.items()}
+    if isinstance(data, list):
+        return [scrub_data(v) for v in data]
+    if isinstance(data, str):
+        return scrub(data)
+    return data
+
+
+def clip(text: str, limit: int) -> str:
+    """Scrub first, then clip: a clipped secret must never escape the patterns."""
+    text = scrub(text)
+    if len(text) <= limit:
+        return text
+    return text[: max(0, limit - 1)].rstrip() + "…"

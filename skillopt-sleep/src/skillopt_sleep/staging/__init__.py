@@ -1,0 +1,1 @@
+"""Staging: a night's proposal on disk, pinned to the live files it would replace."""

@@ -1,0 +1,60 @@
+"""Redaction at ingestion: the core patterns plus .env lines, URL credentials, JSON
+pairs and unprefixed high-entropy tokens; ordinary identifiers stay readable."""
+
+import pytest
+from skillopt.redact import MASK
+from skillopt_sleep.redaction import clip, looks_random, scrub, scrub_data
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("export OPENAI_API_KEY=sk-proj-abcdefghijklmnopqrstuvwxyz012345", "sk-proj-abcdefghijklmnopqrstuvwxyz012345"),
+        ("SECRET=abcd1234efgh", "abcd1234efgh"),
+        ("db_password: hunter2xyz", "hunter2xyz"),
+        ("GITHUB_TOKEN=abc123def456 make deploy", "abc123def456"),
+        ('{"password": "s3cr3t-value", "user": "bob"}', "s3cr3t-value"),
+        ("psql postgres://admin:Sup3rS3cret@db.internal:5432/app", "Sup3rS3cret"),
+        ("Server=tcp:x;Password=P4ssw0rd!;", "P4ssw0rd!"),
+        ("the token Xk9fQ2mZ7pL4rT8vW1nB6cY3hJ5dG0sA is live", "Xk9fQ2mZ7pL4rT8vW1nB6cY3hJ5dG0sA"),
+        ("Authorization: Bearer abcdefghijklmnop1234567890", "abcdefghijklmnop1234567890"),
+        ("-----BEGIN RSA PRIVATE KEY-----\nMIIEow\n-----END RSA PRIVATE KEY-----", "MIIEow"),
+    ],
+)
+def test_scrub_masks_secret_shapes(text, secret):
+    out = scrub(text)
+    assert secret not in out
+    assert MASK in out
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "commit 3f2a9c1b7e4d5f6a8b9c0d1e2f3a4b5c6d7e8f90",
+        "session 123e4567-e89b-12d3-a456-426614174000",
+        "uv run pytest -q tests/test_api.py::test_login_v2 --maxfail=1",
+        "src/skillopt_sleep/harvesters/claude_code.py",
+        "test_harvest_claude_code_redacts_planted_secrets",
+        "DEBUG=true\nPORT=8080\nauthor: Jane Doe",
+    ],
+)
+def test_scrub_keeps_ordinary_text(text):
+    assert scrub(text) == text
+
+
+def test_high_entropy_detector():
+    assert looks_random("q8Zr2Lx9Vt4Nw7Pk3Hs6Jd1Fg5Mb0Cy")
+    assert not looks_random("averyLongIdentifierWithoutDigits")
+    assert not looks_random("version_2_of_the_config_loader")
+
+
+def test_clip_scrubs_before_clipping():
+    """A secret cut in half by a length limit must still be masked."""
+    text = "x" * 30 + " sk-proj-abcdefghijklmnopqrstuvwxyz012345"
+    out = clip(text, 45)
+    assert "sk-proj-abcdefgh" not in out
+
+
+def test_scrub_data_blanks_secret_keys_and_strings():
+    data = scrub_data({"api_key": "zzzzzzzz", "notes": ["DB_PASSWORD=hunter2xyz"], "n": 3})
+    assert data["api_key"] == MASK and "hunter2xyz" not in data["notes"][0] and data["n"] == 3
