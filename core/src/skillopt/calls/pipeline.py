@@ -28,7 +28,8 @@ _LIMITERS_LOCK = threading.Lock()
 
 
 def shared_limiter(key: str, limit: int) -> threading.BoundedSemaphore:
-    """One semaphore per backend endpoint per process, shared by all threads and roles."""
+    """One semaphore per backend endpoint (not per model) per process, shared by all
+    threads and both roles; the first client to reach an endpoint sets its limit."""
     with _LIMITERS_LOCK:
         sem = _LIMITERS.get(key)
         if sem is None:
@@ -78,7 +79,8 @@ class ModelClient:
         self.cache = cache if cache_mode != "off" else None
         self.cache_mode = cache_mode
         self.identity = backend.identity()
-        self.limiter = shared_limiter(repr(sorted(self.identity.items())), max_in_flight)
+        endpoint = (self.identity.get("backend"), self.identity.get("base_url") or self.identity.get("endpoint") or "")
+        self.limiter = shared_limiter(repr(endpoint), max_in_flight)
         self.retry = retry
         self.schema_retries = schema_retries
         self.pricer = pricer
@@ -90,6 +92,11 @@ class ModelClient:
     @property
     def model(self) -> str:
         return self.backend.settings.model
+
+    def close(self) -> None:
+        """Stop this client and release its backend (calls in flight are abandoned)."""
+        self.cancel.set()
+        self.backend.close()
 
     # ---------------------------------------------------------------- public
 

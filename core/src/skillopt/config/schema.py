@@ -133,6 +133,8 @@ class ModelConfig:
     base_url: str = ""
     api_key: str = attrs.field(default="", repr=False)
     api_key_env: str = ""
+    api_version: str = ""
+    auth_mode: str = ""
     local_path: str = ""
     temperature: float | None = None
     reasoning_effort: str = "medium"

@@ -49,8 +49,8 @@ def role_settings(cfg: RunConfig, role: str, name: str, backend_cls: type[Backen
         base_url=rc.base_url or m.base_url,
         api_key=api_key,
         api_key_env=key_env,
-        api_version=rc.api_version,
-        auth_mode=rc.auth_mode,
+        api_version=rc.api_version or m.api_version,
+        auth_mode=rc.auth_mode or m.auth_mode,
         temperature=rc.temperature if rc.temperature is not None else m.temperature,
         max_tokens=rc.max_tokens,
         reasoning_effort=rc.reasoning_effort or (m.reasoning_effort if role == "optimizer" else ""),
@@ -67,8 +67,11 @@ def make_pricer(cfg: RunConfig):
 
     def price(model: str, usage: Usage) -> float | None:
         entry = prices.get(model)
-        if entry is None:
-            return None
+        if entry is None:  # dated snapshots ("gpt-4o-2024-08-06") use the longest matching prefix
+            prefixes = [name for name in prices if model.startswith(name)]
+            if not prefixes:
+                return None
+            entry = prices[max(prefixes, key=len)]
         return (usage.prompt_tokens * entry.get("input_per_mtok", 0.0) + usage.completion_tokens * entry.get("output_per_mtok", 0.0)) / 1e6
 
     return price

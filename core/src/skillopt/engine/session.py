@@ -128,6 +128,8 @@ class Session:
         finally:
             reporter.close()
             env.close()
+            for client in clients.values():
+                client.close()
 
     def evaluate(self, skill: str, *, split: str, repeats: int = 1, skill_path: str = "") -> dict:
         from skillopt.envs import canonical_split
@@ -157,6 +159,7 @@ class Session:
         finally:
             reporter.close()
             env.close()
+            clients["target"].close()
         totals = ledger.totals()
         summary = {
             "env": cfg.env.name, "skill": skill_path, "skill_hash": skill_hash(skill), "split": split, "n": evaluation.n,
