@@ -34,6 +34,10 @@ def _rows(kind: str, load: bool) -> list[dict]:
     host = get_host()
     rows = []
     for (_dist, _value), group in by_value.items():
+        # Installed metadata cannot say which name is canonical (build backends sort entry
+        # points), so without importing we show the longest as the name, the rest as aliases
+        # (`livemath` / `math`); `--load` shows what the plugin itself registered.
+        group = sorted(group, key=lambda e: (-len(e.name), e.name))
         main, aliases = group[0], [e.name for e in group[1:]]
         status = "ok"
         if is_disabled(main):

@@ -1,0 +1,117 @@
+"""The SpreadsheetBench env: config, presets, splits, rollout and score."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+import attrs
+from attrs import validators as v
+
+from skillopt.config.schema import EnvConfig
+from skillopt.envs import Env
+from skillopt.records import Rollout, Score, Task
+
+MODES = ("single", "multi")
+
+
+@attrs.frozen(kw_only=True)
+class SpreadsheetConfig(EnvConfig):
+    """Defaults are upstream's paper settings (multi-turn, 30 turns, 600 s per rollout)."""
+
+    exec_timeout: float = attrs.field(default=600.0, validator=v.gt(0))
+    mode: str = attrs.field(default="multi", validator=v.in_(MODES))
+    max_turns: int = attrs.field(default=30, validator=v.ge(1))
+    split_manifest: str = ""
+    isolation: str = attrs.field(default="auto", validator=v.in_(("auto", "strict", "basic")))
+    case_wall_s: float = attrs.field(default=30.0, validator=v.gt(0))
+    case_cpu_s: int = attrs.field(default=20, validator=v.ge(1))
+    case_memory_mb: int = attrs.field(default=1024, validator=v.ge(128))
+    case_file_mb: int = attrs.field(default=32, validator=v.ge(1))
+    preview_rows: int = attrs.field(default=5, validator=v.ge(1))
+    preview_cols: int = attrs.field(default=20, validator=v.ge(1))
+    preview_value_chars: int = attrs.field(default=40, validator=v.ge(4))
+    feedback_chars: int = attrs.field(default=3000, validator=v.ge(200))
+
+
+# The local model serialises calls, so one worker: with more, queued rollouts would spend
+# their deadline waiting for the model lock.
+SMALL_PRESET: dict[str, Any] = {
+    "env": {"mode": "single", "limit": 4, "exec_timeout": 600.0, "max_completion_tokens": 256, "workers": 1},
+    "train": {"num_epochs": 1, "batch_size": 4},
+    "gradient": {"minibatch_size": 4, "max_trajectory_chars": 1500},
+    "optimizer": {"use_slow_update": False, "use_meta_skill": False},
+    "evaluation": {"sel_env_num": 4, "test_env_num": 4},
+    "model": {"optimizer": {"max_tokens": 1024}},
+}
+
+
+class SpreadsheetEnv(Env):
+    """SpreadsheetBench: write openpyxl code that edits a workbook; graded cell by cell
+    on several test cases."""
+
+    name = "spreadsheetbench"
+    summary = "SpreadsheetBench: Python/openpyxl code edits workbooks, graded by the official cell comparator"
+    Config = SpreadsheetConfig
+    presets = {"small": SMALL_PRESET, "paper": {}}
+
+    def __init__(self, config: SpreadsheetConfig | None = None):
+        super().__init__(config)
+        from skillopt_envs_spreadsheet.loader import TaskSource
+
+        self.source = TaskSource(
+            data_path=self.config.data_path, split_dir=self.config.split_dir, split_manifest=self.config.split_manifest
+        )
+        self._sandbox = None
+        self._lock = threading.Lock()
+        self._previews: dict[str, str] = {}
+
+    # ------------------------------------------------------------------ contract
+
+    def load_split(self, split: str) -> list[Task]:
+        return self.source.load(split)
+
+    def rollout(self, task: Task, skill: str, model, ctx) -> Rollout:
+        from skillopt_envs_spreadsheet.agent import solve
+
+        return solve(self, task, skill, model, ctx)
+
+    def score(self, task: Task, prediction: str) -> Score:
+        """Run ``prediction`` (bare code, or a reply holding a fenced block) on every case."""
+        from skillopt_envs_spreadsheet.agent import extract_code
+        from skillopt_envs_spreadsheet.grading import grade, to_score
+
+        code = extract_code(prediction) if "```" in prediction else prediction
+        cases = [tuple(c) for c in task.gold["cases"]]
+        results = grade(self.sandbox, code, cases, task.gold["answer_position"])
+        return to_score(results, feedback_chars=self.config.feedback_chars)
+
+    # ------------------------------------------------------------------ shared resources
+
+    @property
+    def sandbox(self):
+        """The code executor, built on first use (probing namespaces costs a subprocess)."""
+        with self._lock:
+            if self._sandbox is None:
+                from skillopt_envs_spreadsheet.sandbox import Limits, Sandbox
+
+                c = self.config
+                limits = Limits(wall_s=c.case_wall_s, cpu_s=c.case_cpu_s, memory_mb=c.case_memory_mb, file_mb=c.case_file_mb,
+                                output_chars=c.feedback_chars)
+                self._sandbox = Sandbox(limits, isolation=c.isolation)
+            return self._sandbox
+
+    def preview(self, task: Task) -> str:
+        """Case 1's workbook preview (cached: every rollout of a task shows the same)."""
+        from skillopt_envs_spreadsheet.preview import workbook_preview
+
+        path = task.inputs["input_file"]
+        with self._lock:
+            cached = self._previews.get(path)
+        if cached is None:
+            c = self.config
+            cached = workbook_preview(Path(path), rows=c.preview_rows, cols=c.preview_cols, value_chars=c.preview_value_chars)
+            with self._lock:
+                self._previews[path] = cached
+        return cached
