@@ -28,12 +28,14 @@ def test_ci_runs_the_readme_test_line():
 
 
 def members() -> set[str]:
-    return {p.parent.name for p in ROOT.glob("*/pyproject.toml")}
+    """Every workspace distribution: top-level folders, plus the MCP server under agent-plugins."""
+    found = [*ROOT.glob("*/pyproject.toml"), *ROOT.glob("agent-plugins/*/pyproject.toml")]
+    return {str(p.parent.relative_to(ROOT)) for p in found}
 
 
 def test_every_member_is_in_requirements_dev_and_hatch_workspace():
     dev = (ROOT / "requirements-dev.txt").read_text()
-    listed = set(re.findall(r"^-e \./([\w-]+)", dev, re.MULTILINE))
+    listed = set(re.findall(r"^-e \./([\w/-]+?)(?:\[[\w,]+\])?$", dev, re.MULTILINE))
     assert listed == members()
     hatch = tomllib.loads((ROOT / "hatch.toml").read_text())
     for env in ("default", "hatch-test"):
