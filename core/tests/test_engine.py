@@ -289,3 +289,10 @@ def test_a_rollout_past_its_deadline_is_a_timeout_and_its_late_result_is_discard
     assert [x["rollout"]["status"] for x in lines if x["key"].startswith("val-000")] == ["timeout"]
     conv = json.loads((tmp_path / "predictions" / "val-000" / "conversation.json").read_text())
     assert conv["status"] == "timeout"
+
+
+def test_min_failure_edits_makes_failure_analysts_propose_something(tmp_path):
+    trainer = make_trainer(tmp_path, num_epochs=1, gradient={"min_failure_edits": 1})
+    trainer.train()
+    schemas = [r.json_schema for r in trainer.optimizer.backend.requests if r.stage == "analyst"]
+    assert schemas and all(s["properties"]["edits"]["minItems"] == 1 for s in schemas if "failure_summary" in s["properties"])

@@ -33,7 +33,7 @@ from skillopt.errors import BadRequestError, CallTimeout, Cancelled, ConfigError
 from skillopt.hookspecs import hookimpl
 from skillopt.records import Completion, CompletionRequest, Usage
 
-from skillopt_backends.local_grammar import grammar_for
+from skillopt_backends.local_grammar import MAX_LENGTH_IN_GRAMMAR, grammar_for
 
 DEFAULT_MODEL = "SmolLM2-135M-Instruct"
 DEFAULT_CONTEXT = 8192
@@ -122,6 +122,13 @@ def load_model(path: Path, n_ctx: int) -> LoadedModel:
         return loaded
 
 
+class LocalTimeout(CallTimeout):
+    """A local generation past its deadline. Not retried: on the same CPU a retry
+    repeats the same slow work (a provider's timeout may be a transient hiccup)."""
+
+    retryable = False
+
+
 def _messages(request: CompletionRequest) -> list[dict]:
     out = []
     for m in request.messages:
@@ -152,6 +159,10 @@ class LocalBackend(Backend):
         except (TypeError, ValueError):
             raise ConfigError(f"model.{settings.role}.options.n_ctx must be an integer") from None
         self.reuse_prefix = bool(settings.options.get("reuse_prefix", False))
+        try:
+            self.max_string_chars = int(settings.options.get("max_string_chars", MAX_LENGTH_IN_GRAMMAR))
+        except (TypeError, ValueError):
+            raise ConfigError(f"model.{settings.role}.options.max_string_chars must be an integer") from None
         self._closed = threading.Event()
 
     def identity(self) -> dict:
@@ -174,7 +185,7 @@ class LocalBackend(Backend):
         if request.stop:
             kwargs["stop"] = list(request.stop)
         if request.json_schema is not None:
-            kwargs["grammar"] = grammar_for(loaded.llm, request.json_schema)
+            kwargs["grammar"] = grammar_for(loaded.llm, request.json_schema, self.max_string_chars)
         timeout = request.timeout_s or self.settings.timeout_s
         with loaded.lock:
             # The deadline starts when the model is ours: waiting for the lock is queueing.
@@ -205,7 +216,7 @@ class LocalBackend(Backend):
         if "closed" in stopped:
             raise Cancelled("local call cancelled: the backend was closed")
         if stopped:
-            raise CallTimeout(
+            raise LocalTimeout(
                 f"local ({self.settings.role}): generation passed its {timeout:g}s deadline; "
                 f"raise model.{self.settings.role}.timeout_s or lower max_tokens",
                 backend=self.name,

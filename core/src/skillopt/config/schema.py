@@ -62,6 +62,7 @@ class GradientConfig:
     analyst_workers: int = attrs.field(default=16, validator=_at_least(1))
     failure_only: bool = False
     max_trajectory_chars: int = attrs.field(default=6000, validator=_at_least(200))
+    min_failure_edits: int = attrs.field(default=0, validator=_at_least(0))
 
 
 @attrs.frozen(kw_only=True)

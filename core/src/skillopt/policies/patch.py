@@ -67,7 +67,7 @@ class PatchPolicy(EditPolicy):
     summary = "bounded append / insert_after / replace / delete edits (paper default)"
 
     def reflect(self, ctx, rollouts, tasks, kind):
-        schema = schemas.analyst_patch_schema(kind, ctx.budget, ctx.sar)
+        schema = schemas.analyst_patch_schema(kind, ctx.budget, ctx.sar, ctx.config.gradient.min_failure_edits)
         data = ctx.ask(
             stage="analyst",
             system=analyst_system(ctx, f"analyst_{kind}"),

@@ -51,7 +51,7 @@ class RewritePolicy(EditPolicy):
             stage="analyst",
             system=analyst_system(ctx, f"analyst_{kind}_rewrite"),
             user=analyst_user_message(ctx, rollouts, tasks, kind, "suggestions"),
-            schema=schemas.analyst_rewrite_schema(kind, ctx.budget),
+            schema=schemas.analyst_rewrite_schema(kind, ctx.budget, ctx.config.gradient.min_failure_edits),
         )
         items = parse_suggestions(data.get("suggestions", []), kind)
         if ctx.budget is not None:

@@ -23,15 +23,17 @@ def edit_schema() -> dict:
     }
 
 
-def _items(item: dict, limit: int | None) -> dict:
+def _items(item: dict, limit: int | None, minimum: int = 0) -> dict:
     schema = {"type": "array", "items": item}
     if limit is not None:
         schema["maxItems"] = max(limit, 0)
+    if minimum:
+        schema["minItems"] = min(minimum, limit) if limit is not None else minimum
     return schema
 
 
-def analyst_patch_schema(kind: str, budget: int | None, sar: bool) -> dict:
-    props: dict = {"reasoning": SHORT, "edits": _items(edit_schema(), budget)}
+def analyst_patch_schema(kind: str, budget: int | None, sar: bool, min_edits: int = 0) -> dict:
+    props: dict = {"reasoning": SHORT, "edits": _items(edit_schema(), budget, min_edits if kind == "failure" else 0)}
     if kind == "failure":
         pattern = {
             "type": "object",
@@ -81,8 +83,8 @@ def suggestion_schema() -> dict:
     }
 
 
-def analyst_rewrite_schema(kind: str, budget: int | None) -> dict:
-    props = {"reasoning": SHORT, "suggestions": _items(suggestion_schema(), budget)}
+def analyst_rewrite_schema(kind: str, budget: int | None, min_items: int = 0) -> dict:
+    props = {"reasoning": SHORT, "suggestions": _items(suggestion_schema(), budget, min_items if kind == "failure" else 0)}
     return {"type": "object", "properties": props, "required": ["suggestions"]}
 
 
