@@ -296,3 +296,23 @@ def test_min_failure_edits_makes_failure_analysts_propose_something(tmp_path):
     trainer.train()
     schemas = [r.json_schema for r in trainer.optimizer.backend.requests if r.stage == "analyst"]
     assert schemas and all(s["properties"]["edits"]["minItems"] == 1 for s in schemas if "failure_summary" in s["properties"])
+
+
+def test_an_edit_copying_a_training_answer_is_refused_as_a_leak(tmp_path):
+    base = toy_optimizer()
+
+    def script(req):
+        out = base(req)
+        if req.stage == "analyst" and isinstance(out, dict) and out.get("edits"):
+            from toy import solve
+
+            pairs = re.findall(r"Puzzle kind: (\w+)\nWord: (\w+)", req.messages[-1].content)
+            kind, word = next(p for p in pairs if p[0] != "vowels")  # a word answer, not a digit
+            out = {**out, "edits": [{"op": "append", "content": f"- Remember: {solve(kind, word)}"}, *out["edits"]][:2]}
+        return out
+
+    make_trainer(tmp_path, optimizer_script=script, num_epochs=1, optimizer={"learning_rate": 8, "min_learning_rate": 8}).train()
+    report = load(tmp_path / "steps" / "step_0001" / "edit_apply_report.json")
+    leaks = [r for r in report["results"] if r["status"] == "leak"]
+    assert leaks and "copies the answer" in leaks[0]["detail"]
+    assert "Remember" not in (tmp_path / "steps" / "step_0001" / "candidate_skill.md").read_text()

@@ -27,7 +27,8 @@ PAPER: dict[str, Any] = {
 
 SMALL: dict[str, Any] = {
     "train": {"num_epochs": 1, "batch_size": 8, "max_steps": 3},
-    "gradient": {"minibatch_size": 8, "merge_batch_size": 4, "analyst_workers": 1, "failure_only": True, "max_trajectory_chars": 800},
+    "gradient": {"minibatch_size": 8, "merge_batch_size": 4, "analyst_workers": 1, "failure_only": True, "max_trajectory_chars": 800,
+                 "min_failure_edits": 1},
     "optimizer": {
         "learning_rate": 2,
         "min_learning_rate": 1,
@@ -39,7 +40,7 @@ SMALL: dict[str, Any] = {
     "evaluation": {"sel_env_num": 16, "test_env_num": 32},
     "env": {"data": "sample", "workers": 1, "exec_timeout": 600.0, "max_completion_tokens": 64, "max_context_chars": 1500},
     # A local call past its deadline is retried, so the deadline must fit a slow, shared CPU.
-    "model": {"optimizer": {"max_tokens": 320, "timeout_s": 300.0}, "target": {"timeout_s": 300.0}},
+    "model": {"optimizer": {"max_tokens": 512, "timeout_s": 300.0}, "target": {"timeout_s": 300.0}},
 }
 
 PRESETS: dict[str, dict[str, Any]] = {"small": SMALL, "paper": PAPER}

@@ -22,6 +22,7 @@ from skillopt.policies import schemas
 from skillopt.records import EditResult, Patch, Rollout, Task
 from skillopt.serde import from_data, to_data
 from skillopt.skilldoc import APPX_END, APPX_START, get_block, set_block
+from skillopt.engine.leaks import answers_of, without_leaks
 from skillopt.engine.rollouts import FATAL
 from skillopt.engine.rundir import append_jsonl, read_json, write_json, write_text
 
@@ -220,7 +221,11 @@ def propose(
         results = [from_data(x, EditResult) for x in saved["results"]]
         extra = saved.get("extra", {})
     else:
+        refused: list[EditResult] = []
+        if cfg.optimizer.block_answer_leaks:
+            selected, refused = without_leaks(selected, answers_of(tasks[ro.task_id] for ro in rollouts if ro.task_id in tasks))
         candidate, results, extra = policy.apply(ctx, ctx.skill, selected)
+        results = [*results, *refused]
         if ctx.sar and merged.appendix_notes:
             candidate = with_appendix_notes(ctx, candidate, list(merged.appendix_notes))
             extra = {**extra, "appendix_notes": list(merged.appendix_notes)}

@@ -47,7 +47,7 @@ def parse_edits(items: list[dict[str, Any]], source_type: str, merge_level: int 
                 target=str(item.get("target") or ""),
                 content=str(item.get("content") or ""),
                 rationale=str(item.get("rationale") or ""),
-                support_count=max(int(item.get("support_count") or 1), 1),
+                support_count=1,  # support is counted by the merge, never self-reported
                 source_type=str(item.get("source_type") or source_type),
                 merge_level=merge_level,
             )

@@ -29,7 +29,7 @@ def parse_suggestions(items, source_type: str) -> list[Suggestion]:
                 instruction=str(item.get("instruction", "")),
                 motivation=str(item.get("motivation", "")),
                 priority_hint=str(item.get("priority_hint") or "medium"),
-                support_count=max(int(item.get("support_count") or 1), 1),
+                support_count=1,  # support is counted by the merge, never self-reported
                 source_type=str(item.get("source_type") or source_type),
             )
         )

@@ -17,7 +17,6 @@ def edit_schema() -> dict:
             "target": SHORT,
             "content": TEXT,
             "rationale": SHORT,
-            "support_count": {"type": "integer", "minimum": 1},
         },
         "required": ["op", "content"],
     }
@@ -77,7 +76,6 @@ def suggestion_schema() -> dict:
             "motivation": SHORT,
             "instruction": TEXT,
             "priority_hint": {"type": "string", "enum": ["high", "medium", "low"]},
-            "support_count": {"type": "integer", "minimum": 1},
         },
         "required": ["type", "title", "instruction"],
     }
