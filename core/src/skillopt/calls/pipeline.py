@@ -23,17 +23,17 @@ from skillopt.errors import BackendError, CacheMiss, Cancelled, RateLimitError, 
 from skillopt.records import Completion, CompletionRequest, Message, Usage
 from skillopt.redact import redact_text
 
-_LIMITERS: dict[str, threading.BoundedSemaphore] = {}
+_LIMITERS: dict[tuple[str, int], threading.BoundedSemaphore] = {}
 _LIMITERS_LOCK = threading.Lock()
 
 
 def shared_limiter(key: str, limit: int) -> threading.BoundedSemaphore:
-    """One semaphore per backend endpoint (not per model) per process, shared by all
-    threads and both roles; the first client to reach an endpoint sets its limit."""
+    """One semaphore per backend endpoint (not per model) and limit, per process: every
+    thread and both roles of a run share it."""
     with _LIMITERS_LOCK:
-        sem = _LIMITERS.get(key)
+        sem = _LIMITERS.get((key, limit))
         if sem is None:
-            sem = _LIMITERS[key] = threading.BoundedSemaphore(limit)
+            sem = _LIMITERS[(key, limit)] = threading.BoundedSemaphore(limit)
         return sem
 
 
