@@ -82,9 +82,14 @@ class Session:
         b = self.cfg.budget
         ledger = Ledger(max_cost_usd=b.max_cost_usd, max_calls=b.max_calls, max_tokens=b.max_tokens)
         clients, reasons = build_clients(self.cfg, ledger=ledger, roles=roles)
-        for role, client in clients.items():
-            reason = f" ({reasons[role]})" if reasons[role] else ""
-            self._say(f"{role}: backend [bold]{client.backend.name}[/bold], model {client.model or 'default'}{reason}")
+        described = {role: (c.backend.name, c.model or "default", reasons[role]) for role, c in clients.items()}
+        if len(set(described.values())) == 1:  # one line when both roles share a backend
+            name, model, reason = next(iter(described.values()))
+            roles_text = " and ".join(described)
+            self._say(f"{roles_text}: backend [bold]{name}[/bold], model {model}" + (f" ({reason})" if reason else ""))
+        else:
+            for role, (name, model, reason) in described.items():
+                self._say(f"{role}: backend [bold]{name}[/bold], model {model}" + (f" ({reason})" if reason else ""))
         return clients, ledger
 
     def _guard_resume(self, rundir: RunDir, data: dict, force: bool) -> str:
