@@ -11,7 +11,7 @@ import pytest
 from skillopt.testing import run_cli, scripted_client, skillopt_home  # noqa: F401 - pytest fixtures
 
 FIXTURES = Path(__file__).parent / "fixtures"
-PROJECT = "/home/dev/work/shop-api"
+PROJECT = "/home/dev/code/shop-api"
 
 PLANTED_SECRETS = (
     "sk-proj-Q9x7LmN2pR4tV6wY8zA1bC3dE5fG7hJ9kL",
@@ -49,7 +49,7 @@ def _copy_rewritten(src: Path, dst: Path, project: Path) -> None:
     from skillopt_sleep.harvesters.cursor import slug
 
     for path in sorted(src.rglob("*")):
-        rel = Path(str(path.relative_to(src)).replace("home-dev-work-shop-api", slug(str(project))))
+        rel = Path(str(path.relative_to(src)).replace("home-dev-code-shop-api", slug(str(project))))
         target = dst / rel
         if path.is_dir():
             target.mkdir(parents=True, exist_ok=True)

@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 SLEEP_FIXTURES = Path(__file__).resolve().parents[3] / "skillopt-sleep" / "tests" / "fixtures"
-FIXTURE_PROJECT = "/home/dev/work/shop-api"
+FIXTURE_PROJECT = "/home/dev/code/shop-api"
 PERSONA_RULES = SLEEP_FIXTURES / "persona-rules.json"
 
 # The fake secrets planted in the fixture transcripts (see skillopt-sleep/tests/fixtures/SECRETS.md).
@@ -49,7 +49,7 @@ def _materialise(src: Path, dst: Path, project: Path) -> None:
     from skillopt_sleep.harvesters.cursor import slug
 
     for path in sorted(src.rglob("*")):
-        relative = str(path.relative_to(src)).replace("home-dev-work-shop-api", slug(str(project)))
+        relative = str(path.relative_to(src)).replace("home-dev-code-shop-api", slug(str(project)))
         target = dst / relative
         if path.is_dir():
             target.mkdir(parents=True, exist_ok=True)

@@ -10,7 +10,7 @@ def test_claude_code_parses_turns_tools_and_results(fixtures_dir):
     assert len(sessions) == 1, "the sentinel-marked replay session must be dropped"
     s = sessions[0]
     assert s.id == "claude-code:5b1e7c2a-3f4d-4e8a-9b0c-1d2e3f4a5b6c"
-    assert s.project == "/home/dev/work/shop-api"
+    assert s.project == "/home/dev/code/shop-api"
     assert s.metadata["branch"] == "fix/orders"
     users = [t.content for t in s.turns if t.role == "user" and t.kind == "message"]
     assert users[1].startswith("No, this project uses uv")
@@ -21,7 +21,7 @@ def test_claude_code_parses_turns_tools_and_results(fixtures_dir):
     results = [t.content for t in s.turns if t.kind == "tool_result"]
     assert results[0].startswith("[error exit=1]")
     assert results[-1].startswith("[ok exit=0]")
-    assert "/home/dev/work/shop-api/shop/orders.py" in s.files_touched
+    assert "/home/dev/code/shop-api/shop/orders.py" in s.files_touched
     assert s.started_at.startswith("2025-09-14T09:12:03")
 
 

@@ -13,7 +13,7 @@ def test_codex_reads_live_sessions_tree(fixtures_dir):
     sessions = _sessions(fixtures_dir)
     assert [s.id for s in sessions] == ["codex:7c9e6679-7425-40de-944b-e07fc1f90ae7"]
     s = sessions[0]
-    assert s.project == "/home/dev/work/shop-api"
+    assert s.project == "/home/dev/code/shop-api"
     assert s.metadata["branch"] == "main"
     assert s.metadata["model"] == "gpt-5-codex"
 

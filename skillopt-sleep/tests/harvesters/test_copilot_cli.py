@@ -17,7 +17,7 @@ def store(tmp_path, fixtures_dir, sqlite_from_sql):
 def test_copilot_cli_reads_sessions_turns_and_files(store):
     sessions = {s.id: s for s in CopilotCliHarvester().sessions([store])}
     s = sessions["copilot-cli:c0b1e2d3-4f5a-4b6c-8d7e-9f0a1b2c3d4e"]
-    assert s.project == "/home/dev/work/shop-api"
+    assert s.project == "/home/dev/code/shop-api"
     users = [t.content for t in s.turns if t.role == "user"]
     assert users[1].startswith("no, use uv run pytest")
     assert "tests/test_discounts.py" in s.files_touched

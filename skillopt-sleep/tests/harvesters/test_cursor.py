@@ -10,7 +10,7 @@ def _sessions(fixtures_dir):
 
 def test_cursor_unwraps_queries_and_reads_workspace(fixtures_dir):
     (s,) = _sessions(fixtures_dir)
-    assert s.project == "/home/dev/work/shop-api"
+    assert s.project == "/home/dev/code/shop-api"
     users = [t.content for t in s.turns if t.role == "user" and t.kind == "message"]
     assert users[0].startswith("format the whole repo before I commit")
     assert "OS Version" not in users[0]
@@ -21,7 +21,7 @@ def test_cursor_unwraps_queries_and_reads_workspace(fixtures_dir):
 
 
 def test_cursor_slug_matches_cursor_naming():
-    assert slug("/home/dev/work/shop-api") == "home-dev-work-shop-api"
+    assert slug("/home/dev/code/shop-api") == "home-dev-code-shop-api"
 
 
 def test_cursor_redacts_planted_secrets(fixtures_dir, no_secret):

@@ -11,7 +11,7 @@ def _sessions(fixtures_dir):
 
 def test_pi_uses_the_branch_ending_at_the_last_entry(fixtures_dir):
     (s,) = _sessions(fixtures_dir)
-    assert s.project == "/home/dev/work/shop-api"
+    assert s.project == "/home/dev/code/shop-api"
     texts = " ".join(t.content for t in s.turns)
     assert "Abandoned branch" not in texts
     assert "edit pyproject then git tag" not in texts, "thinking blocks are not kept"

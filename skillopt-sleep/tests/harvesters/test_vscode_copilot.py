@@ -22,7 +22,7 @@ def test_vscode_copilot_rebuilds_requests(fixtures_dir):
     sessions = _sessions(fixtures_dir)
     assert len(sessions) == 1
     s = sessions[0]
-    assert s.project == "/home/dev/work/shop-api"
+    assert s.project == "/home/dev/code/shop-api"
     users = [t.content for t in s.turns if t.role == "user" and t.kind == "message"]
     assert users[1] == "ok run it that way"
     assert not any("summarize" in u for u in users), "other extensions' requests are dropped"
