@@ -165,8 +165,12 @@ def test_rewrite_mode_carries_out_suggestions_with_one_rewrite(tmp_path):
             return {"new_skill": "# Rules\n" + "\n".join(f"- RULE-{k}" for k in kinds), "change_summary": ["added rules"]}
         return toy_optimizer()(req)
 
-    summary = make_trainer(tmp_path, optimizer_script=script, num_epochs=1, optimizer={"skill_update_mode": "rewrite"}).train()
+    trainer = make_trainer(tmp_path, optimizer_script=script, num_epochs=1,
+                           optimizer={"skill_update_mode": "rewrite", "rewrite_max_tokens": 3000, "rewrite_reasoning_effort": "high"})
+    summary = trainer.train()
     assert summary["test"]["best"]["hard"] > 0.5
+    rewrite = [r for r in trainer.optimizer.backend.requests if r.stage == "rewrite"][0]
+    assert rewrite.max_tokens == 3000 and rewrite.reasoning_effort == "high"
     assert load(tmp_path / "steps" / "step_0001" / "edit_apply_report.json")["extra"]["change_summary"] == ["added rules"]
 
 

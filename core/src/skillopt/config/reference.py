@@ -70,6 +70,8 @@ HELP = {
     "optimizer.skill_aware_appendix_source": "who may write appendix notes: both or failure_only",
     "optimizer.skill_aware_consolidate_threshold": "consolidate the appendix above this many notes (0 = never)",
     "optimizer.max_skill_chars": "refuse candidates longer than this (0 = no limit)",
+    "optimizer.rewrite_max_tokens": "output cap of calls that write a whole skill (rewrite, full-rewrite)",
+    "optimizer.rewrite_reasoning_effort": "reasoning effort of those calls ('' = the optimizer's)",
     "optimizer.block_answer_leaks": "refuse edits that copy a training item's gold answer into the skill",
     "evaluation.use_gate": "gate candidates on val (false = force-accept, still measured)",
     "evaluation.gate": "gate plugin: strict (paper) or paired",

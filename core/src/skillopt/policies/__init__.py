@@ -45,7 +45,7 @@ class OptimizerContext:
                 return text
         return resources.files("skillopt.prompts").joinpath(f"{name}.md").read_text(encoding="utf-8")
 
-    def ask(self, *, stage: str, system: str, user: str, schema: dict, max_tokens: int = 4096) -> dict:
+    def ask(self, *, stage: str, system: str, user: str, schema: dict, max_tokens: int = 4096, reasoning_effort: str | None = None) -> dict:
         """One schema-constrained optimizer call; raises SchemaError after re-asks fail."""
         from skillopt.records import CompletionRequest, Message
 
@@ -57,9 +57,16 @@ class OptimizerContext:
             stage=stage,
             seed=self.seed,
             temperature=0.0 if self.config.model.temperature is None else self.config.model.temperature,
+            reasoning_effort=reasoning_effort or None,
         )
         completion = self.client.complete(request)
         return completion.parsed
+
+    def ask_whole_skill(self, *, stage: str, system: str, user: str, schema: dict) -> dict:
+        """A call that writes a whole skill: its own output cap and reasoning effort."""
+        o = self.config.optimizer
+        return self.ask(stage=stage, system=system, user=user, schema=schema, max_tokens=o.rewrite_max_tokens,
+                        reasoning_effort=o.rewrite_reasoning_effort or None)
 
     def note(self, message: str) -> None:
         """Record a degraded path (fallback) so it shows up in the step record."""

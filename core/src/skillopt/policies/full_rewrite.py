@@ -20,12 +20,11 @@ class FullRewritePolicy(EditPolicy):
     uses_budget = False
 
     def reflect(self, ctx, rollouts, tasks, kind):
-        data = ctx.ask(
+        data = ctx.ask_whole_skill(
             stage="analyst",
             system=analyst_system(ctx, f"analyst_{kind}_full_rewrite"),
             user=analyst_user_message(ctx, rollouts, tasks, kind, "changes"),
             schema=schemas.new_skill_schema(),
-            max_tokens=16000,
         )
         new_skill = str(data.get("new_skill", "")).strip()
         return Patch(new_skill=new_skill, reasoning="; ".join(str(x) for x in data.get("change_summary", [])), source_type=kind)
@@ -40,7 +39,7 @@ class FullRewritePolicy(EditPolicy):
         listing = "\n\n".join(f"### Candidate {i + 1} ({p.source_type})\n<skill>\n{p.new_skill}\n</skill>" for i, p in enumerate(candidates))
         user = r.join_sections(r.skill_section(ctx.skill), r.meta_section(ctx.meta_skill), "## Candidates\n" + listing)
         try:
-            data = ctx.ask(stage="merge", system=ctx.prompt("merge_full_rewrite"), user=user, schema=schemas.new_skill_schema(), max_tokens=16000)
+            data = ctx.ask_whole_skill(stage="merge", system=ctx.prompt("merge_full_rewrite"), user=user, schema=schemas.new_skill_schema())
             merged = str(data.get("new_skill", "")).strip()
         except SchemaError as exc:
             ctx.note(f"full-rewrite merge kept the first candidate: {exc}")

@@ -102,7 +102,7 @@ class RewritePolicy(EditPolicy):
             return skill, [], {"change_summary": []}
         listing = "\n".join(suggestion_line(i, s) for i, s in enumerate(patch.suggestions))
         user = r.join_sections(r.skill_section(skill), "## Selected suggestions\n" + listing, r.history_section(ctx.step_history))
-        data = ctx.ask(stage="rewrite", system=ctx.prompt("rewrite_skill"), user=user, schema=schemas.new_skill_schema(), max_tokens=16000)
+        data = ctx.ask_whole_skill(stage="rewrite", system=ctx.prompt("rewrite_skill"), user=user, schema=schemas.new_skill_schema())
         new_skill = restore_protected(skill, str(data.get("new_skill", "")).strip() + "\n")
         results = [
             EditResult(edit=Edit(op="rewrite", content=s.instruction, source_type=s.source_type), status="applied", detail=s.title)
