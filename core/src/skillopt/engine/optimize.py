@@ -200,6 +200,7 @@ def propose(
         if lr_decision is None:
             budget, lr_decision = autonomous_budget(ctx, merged, rollouts, scheduled)
             write_json(decision_file, lr_decision)
+            append_jsonl(step_dir.parent.parent / "lr_history.jsonl", {"step_dir": step_dir.name, **lr_decision})
         budget = lr_decision.get("learning_rate")
     if not policy.uses_budget:
         budget = None
@@ -238,8 +239,6 @@ def propose(
         write_json(report_file, {
             "summary": _summary(results), "results": [to_data(x) for x in results], "extra": extra, "notes": list(ctx.notes),
         })
-    if lr_decision is not None:
-        append_jsonl(step_dir.parent.parent / "lr_history.jsonl", {"step_dir": step_dir.name, **lr_decision})
     return Proposal(
         candidate=candidate, patches=tuple(patches), merged=merged, selected=selected, results=tuple(results),
         reflect_failures=reflect_failures, budget=budget, lr_decision=lr_decision, selection=selection, extra=extra,
