@@ -72,7 +72,8 @@ class Trainer:
         self.val_tasks = subset(val, self.cfg.evaluation.sel_env_num, self.cfg.train.seed)
         self.task_index = {t.id: t for t in [*self.train_tasks, *self.val_tasks]}
         self.spe = steps_per_epoch(len(self.train_tasks), self.cfg.train)
-        self.total_steps = self.cfg.train.num_epochs * self.spe
+        self.schedule_steps = self.cfg.train.num_epochs * self.spe  # the LR schedule ignores max_steps (a stop)
+        self.total_steps = self.schedule_steps
         if self.cfg.train.max_steps:
             self.total_steps = min(self.total_steps, self.cfg.train.max_steps)
 
@@ -187,7 +188,7 @@ class Trainer:
         before = self.ledger.totals()
         sdir = self.rundir.step_dir(step)
         self.reporter.phase(f"epoch {ep}/{self.cfg.train.num_epochs} step {step}/{self.total_steps}")
-        scheduled = scheduled_budget(step, self.total_steps, self.cfg.optimizer)
+        scheduled = scheduled_budget(step, self.schedule_steps, self.cfg.optimizer)
         told = scheduled if scheduled is not None or self.cfg.optimizer.lr_control_mode != "autonomous" else self.cfg.optimizer.learning_rate
         seed = batch_seed(self.cfg.train.seed, ep, j)
         groups, rollouts = [], []
