@@ -15,7 +15,7 @@ from datetime import datetime, timezone
 
 from skillopt.errors import BudgetExceeded
 
-from skillopt_sleep import documents
+from skillopt_sleep import documents, gather, pin
 from skillopt_sleep.mining.tasks import SleepTask
 from skillopt_sleep.night import HandoffWaiting, Night, NightResult, _apply, _edit_row
 from skillopt_sleep.options import SleepOptions
@@ -29,6 +29,7 @@ def run_night(
     """Run one night and (unless ``dry_run``) stage an accepted proposal and save state.
     ``tasks`` (a reviewed tasks file) replaces harvesting and mining."""
     from skillopt_sleep import clients as client_mod
+    from skillopt_sleep.handoff import handoff_backend
 
     project = opts.project_path
     if not project.is_dir():
@@ -42,22 +43,34 @@ def run_night(
         clients = client_mod.build(opts, handoff_dir=handoff_dir)
     night = Night(opts, clients, dry_run=dry_run, now=now)
     result = _run(night, tasks)
-    backend = getattr(clients.target, "backend", None)
-    if not dry_run and getattr(backend, "name", "") == "handoff" and backend.dir.is_dir():
-        done = backend.dir.parent / "handoff-done" / f"night-{night.night:04d}"
-        done.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        backend.dir.rename(done)  # answered prompts stay reviewable; the next night starts clean
+    backend = handoff_backend(clients)
+    if backend is not None and backend.dir.is_dir():
+        if dry_run:
+            pin.clear(backend.dir)  # the night is over: the next run harvests afresh
+        else:
+            done = backend.dir.parent / "handoff-done" / f"night-{night.night:04d}"
+            done.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            backend.dir.rename(done)  # answered prompts (and the pinned tasks) stay reviewable; the next night starts clean
     return result
 
 
 def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
     opts, report = night.opts, night.report
-    sessions = [] if given is not None else list(night.harvest().sessions)
-    if given is not None:
+    pinned = pin.load(night.handoff_dir, opts, given) if night.handoff_dir is not None else None
+    sessions = []
+    if pinned is not None:  # a pending handoff round: same tasks, no re-harvest
+        report.update(pinned.report)
+        night.notes.append(f"resuming the handoff round pinned in {pinned.path} ({len(pinned.tasks)} task(s))")
+    elif given is not None:
         report["harvest"] = {"sessions": 0, "tasks_file": True}
-    agent = opts.agent or (Counter(s.source for s in sessions).most_common(1)[0][0] if sessions else "claude-code")
+    else:
+        sessions = list(night.harvest().sessions)
+    if pinned is not None:
+        agent = opts.agent or report.get("agent") or "claude-code"
+    else:
+        agent = opts.agent or (Counter(s.source for s in sessions).most_common(1)[0][0] if sessions else "claude-code")
+        report["sources"] = sorted({s.source for s in sessions})
     report["agent"] = agent
-    report["sources"] = sorted({s.source for s in sessions})
     targets = documents.resolve_targets(night.project, agent, skill_path=opts.target_skill_path, memory=opts.memory)
     docs = [documents.load(t) for t in targets]
     report["targets"] = [{"role": d.role, "path": str(d.path), "exists": d.original is not None} for d in docs]
@@ -70,10 +83,10 @@ def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
     tasks: list[SleepTask] = []
     night.progress.update(docs=docs)
     try:
-        if not sessions and given is None:
+        if not sessions and given is None and pinned is None:
             status, reason = "no_sessions", "no sessions found for this project in the harvest window"
         else:
-            tasks = night.mine(sessions) if given is None else night.use_tasks(given)
+            tasks = gather.tonight(night, sessions, given, pinned)
             night.learn(tasks, docs)
             p = night.progress
             if p["accepted"]:
@@ -189,6 +202,8 @@ def _finish(night: Night, docs, final_docs, accepted, tasks) -> NightResult:
             )
         }
     )
-    st.task_archive.extend(row for row in report.get("tasks", []) if not str(row.get("id", "")).startswith("recall:"))
+    st.task_archive.extend(  # recalled rows are archived already; dreams are never real tasks
+        row for row in report.get("tasks", []) if not str(row.get("id", "")).startswith(("recall:", "dream:"))
+    )
     st.save()
     return NightResult(status=report["status"], reason=report["reason"], report=report, staging=staging, adopted=adopted)

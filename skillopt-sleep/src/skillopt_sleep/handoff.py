@@ -107,6 +107,15 @@ class HandoffBackend(Backend):
         return path
 
 
+def handoff_backend(clients) -> HandoffBackend | None:
+    """The handoff backend behind either role of a night's clients, if any."""
+    for role in ("target", "optimizer"):
+        backend = getattr(getattr(clients, role, None), "backend", None)
+        if isinstance(backend, HandoffBackend):
+            return backend
+    return None
+
+
 @hookimpl
 def skillopt_register_backends(register):
     register(HandoffBackend)

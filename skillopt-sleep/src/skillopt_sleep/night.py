@@ -1,14 +1,14 @@
-"""One night in progress: the stages (harvest, mine, learn, final check) as methods.
+"""One night in progress: the stages (harvest, learn, final check) as methods.
 
-:func:`skillopt_sleep.cycle.run_night` drives them; keeping the stages here and the
-orchestration there keeps both readable. Edits are tried one at a time against the
+:func:`skillopt_sleep.cycle.run_night` drives them (:mod:`skillopt_sleep.gather` makes
+the task list); keeping the stages here and the orchestration there keeps both
+readable. Edits are tried one at a time against the
 current documents on the val tasks and kept only when the gate accepts; progress is
 recorded as it goes so a budget stop still knows what was validated.
 """
 
 from __future__ import annotations
 
-from collections import Counter
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -17,16 +17,13 @@ from skillopt.config.schema import EvaluationConfig
 from skillopt.records import Verdict
 from skillopt.serde import to_data
 
-from skillopt_sleep import documents, gating, reflect
+from skillopt_sleep import contrast, documents, gating, reflect
 from skillopt_sleep.documents import Doc, DocEdit
 from skillopt_sleep.evidence import EvidenceLog
+from skillopt_sleep.handoff import handoff_backend
 from skillopt_sleep.harvest import HarvestRequest, harvest
-from skillopt_sleep.mining import heuristic
-from skillopt_sleep.mining.llm import mine_session
-from skillopt_sleep.mining.split import session_splits
 from skillopt_sleep.mining.tasks import SleepTask
 from skillopt_sleep.options import SleepOptions
-from skillopt_sleep.recall import recall
 from skillopt_sleep.replay import ReplayResult, replay
 from skillopt_sleep.state import SleepState
 
@@ -47,19 +44,6 @@ class NightResult:
     report: dict
     staging: Path | None = None
     adopted: bool = False
-
-
-def _select_tasks(tasks: list[SleepTask], limit: int) -> list[SleepTask]:
-    """At most ``limit`` tasks, interleaving splits so val is never starved by train."""
-    by_split: dict[str, list[SleepTask]] = {}
-    for t in tasks:
-        by_split.setdefault(t.split, []).append(t)
-    out: list[SleepTask] = []
-    while len(out) < limit and any(by_split.values()):
-        for split in ("train", "val", "test"):
-            if by_split.get(split) and len(out) < limit:
-                out.append(by_split[split].pop(0))
-    return out
 
 
 def _edit_row(e: DocEdit, **extra) -> dict:
@@ -95,6 +79,8 @@ class Night:
         self.dry_run = dry_run
         self.now = now or datetime.now(timezone.utc)
         self.project = opts.project_path
+        handoff = handoff_backend(clients)
+        self.handoff_dir: Path | None = handoff.dir if handoff is not None else None
         self.state = SleepState.load(self.project)
         self.night = self.state.nights + 1
         self.evidence = EvidenceLog()
@@ -155,72 +141,6 @@ class Night:
             )
         return result
 
-    def mine(self, sessions) -> list[SleepTask]:
-        splits = session_splits(
-            [s.id for s in sessions],
-            val_fraction=self.opts.val_fraction,
-            test_fraction=self.opts.test_fraction,
-            seed=self.opts.seed,
-        )
-        mined = heuristic.mine(sessions, splits, project_name=self.project.name)
-        tasks = list(mined.tasks)
-        if self.opts.miner in ("llm", "auto") and self._llm_allowed("miner"):
-            if self.opts.miner == "llm":
-                tasks, todo = [], list(sessions)
-            else:  # auto: the model only looks at sessions the heuristic could not turn into a task
-                covered = {sid for t in tasks for sid in t.sessions}
-                todo = [s for s in sessions if s.id not in covered][: self.opts.max_tasks]
-            for session in todo:
-                extra, problems = mine_session(self.clients.optimizer, session, splits[session.id])
-                tasks.extend(extra)
-                self.notes.extend(problems[:3])
-        tasks = _select_tasks(tasks, self.opts.max_tasks)
-        recalled = recall(self.state.task_archive, tasks, self.opts.recall_k)
-        tasks += recalled
-        self.report["mining"] = {
-            "recalled": len(recalled),
-            "intents": mined.intents,
-            "clusters": mined.clusters,
-            "recurring_clusters": mined.recurring_clusters,
-            "dropped_uncheckable": mined.dropped_uncheckable,
-            "tasks": len(tasks),
-            "by_split": dict(Counter(t.split for t in tasks)),
-            "session_splits": dict(Counter(splits.values())),
-        }
-        self.report["tasks"] = [
-            {
-                "id": t.id,
-                "split": t.split,
-                "intent": t.intent[:300],
-                "outcome": t.outcome,
-                "support": t.support,
-                "sources": list(t.sources),
-                "checks": [to_data(c) for c in t.checks],
-                "rubric": t.rubric,
-                "lessons": [lesson.text for lesson in t.lessons],
-            }
-            for t in tasks
-        ]
-        for row in self.report["tasks"]:
-            self.evidence.add("mine", "task", **row)
-        return tasks
-
-    def use_tasks(self, tasks: list[SleepTask]) -> list[SleepTask]:
-        tasks = _select_tasks(list(tasks), self.opts.max_tasks)
-        self.report["mining"] = {"tasks": len(tasks), "by_split": dict(Counter(t.split for t in tasks)), "from_file": True}
-        self.report["tasks"] = [
-            {
-                "id": t.id,
-                "split": t.split,
-                "intent": t.intent[:300],
-                "checks": [to_data(c) for c in t.checks],
-                "rubric": t.rubric,
-                "lessons": [lesson.text for lesson in t.lessons],
-            }
-            for t in tasks
-        ]
-        return tasks
-
     def _llm_allowed(self, what: str) -> bool:
         from skillopt_sleep.clients import backend_name
 
@@ -229,14 +149,17 @@ class Night:
             return False  # a 135M model invents tasks and rules; the heuristic path is better there
         return True
 
-    def _replay(self, tasks, docs, phase: str, salt: int = 0) -> ReplayResult:
+    def _llm_reflection(self) -> bool:
+        return self.opts.reflector in ("llm", "auto") and self._llm_allowed("reflector")
+
+    def _replay(self, tasks, docs, phase: str, salt: int = 0, repeats: int | None = None) -> ReplayResult:
         result = replay(
             tasks,
             docs,
             self.clients.target,
             self.clients.optimizer,
             phase=phase,
-            repeats=self.opts.repeats,
+            repeats=repeats or self.opts.repeats,
             seed=self.opts.seed,
             salt=salt,
             project_name=self.project.name,
@@ -259,8 +182,8 @@ class Night:
         return result
 
     def _handoff_stop(self) -> None:
-        backend = getattr(self.clients.target, "backend", None)
-        if backend is not None and hasattr(backend, "write_index"):
+        backend = handoff_backend(self.clients)
+        if backend is not None:
             index = backend.write_index()
             raise HandoffWaiting(index, len(backend.pending()))
 
@@ -281,7 +204,11 @@ class Night:
             self.notes.append(f"need train and val tasks (have {len(train)} train, {len(val)} val); nothing to gate")
             return
         p["base_val"] = p["cur_val"] = self._replay(val, docs, "baseline-val")
-        train_result = self._replay(train, docs, "train")
+        # K > 1 rollouts: distinct seeds per attempt (distinct cache keys), for contrastive reflection
+        rollouts = self.opts.dream_rollouts if self._llm_reflection() else 1
+        if rollouts < self.opts.dream_rollouts:
+            self.notes.append("--dream-rollouts ignored: contrastive reflection needs the LLM reflector")
+        train_result = self._replay(train, docs, "train", repeats=max(rollouts, self.opts.repeats))
         proposals = self._propose(train, train_result, docs)
         usable = []
         for n, proposal in enumerate(proposals, 1):
@@ -308,14 +235,33 @@ class Night:
         budget = self.opts.edit_budget
         heur = reflect.heuristic_edits(train, train_result, docs, budget) if self.opts.reflector in ("heuristic", "auto") else []
         llm: list[DocEdit] = []
-        if self.opts.reflector in ("llm", "auto") and self._llm_allowed("reflector"):
-            llm, note = reflect.llm_edits(self.clients.optimizer, train, train_result, docs, budget, self.project.name)
-            if note:
-                self.notes.append(note)
+        if self._llm_reflection():
+            if self.opts.dream_rollouts > 1:
+                llm = self._contrast(train, train_result, docs)
+            if not llm:  # no task varied across its rollouts (or nothing came of it): the normal reflection
+                llm, note = reflect.llm_edits(self.clients.optimizer, train, train_result, docs, budget, self.project.name)
+                if note:
+                    self.notes.append(note)
         proposals = reflect.merge(heur, llm, budget)
         for p in proposals:
             self.evidence.add("reflect", "proposal", **_edit_row(p))
         return proposals
+
+    def _contrast(self, train, train_result, docs) -> list[DocEdit]:
+        edits, note, shown = contrast.contrastive_edits(
+            self.clients.optimizer, train, train_result, docs, self.opts.edit_budget, self.project.name, self.metric
+        )
+        self.report["contrast"] = {
+            "rollouts": self.opts.dream_rollouts,
+            "tasks": [{"id": c.task.id, "spread": round(c.spread, 4), "good": c.good.repeat, "bad": c.bad.repeat} for c in shown],
+            "edits": len(edits),
+        }
+        self.evidence.add("reflect", "contrast", **self.report["contrast"])
+        if note:
+            self.notes.append(note)
+        elif not shown:
+            self.notes.append(f"no train task varied across its {self.opts.dream_rollouts} rollouts; normal reflection used")
+        return edits
 
     def final_check(self, val, docs, final_docs) -> tuple[Verdict, ReplayResult, ReplayResult]:
         fresh_base = self._replay(val, docs, "final-baseline", salt=1)

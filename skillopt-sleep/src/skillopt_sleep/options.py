@@ -16,6 +16,8 @@ from skillopt.errors import ConfigError
 MINERS = ("auto", "heuristic", "llm")
 REFLECTORS = ("auto", "heuristic", "llm")
 GATE_METRICS = ("hard", "soft", "mixed")
+MAX_DREAM_FACTOR = 8
+MAX_DREAM_ROLLOUTS = 16
 
 
 @attrs.frozen(kw_only=True)
@@ -41,6 +43,8 @@ class SleepOptions:
     reflector: str = "auto"
     edit_budget: int = 4
     recall_k: int = 0
+    dream_factor: int = 0  # synthetic rephrasings per real train task (train only)
+    dream_rollouts: int = 1  # train replays per task; > 1 turns on contrastive reflection
     gate: str = "strict"
     gate_metric: str = "mixed"
     no_regression: bool = False
@@ -81,6 +85,10 @@ class SleepOptions:
             problems.append("--val-fraction must be in (0, 1), --test-fraction in [0, 1), and their sum below 1")
         if self.recall_k < 0:
             problems.append("--recall-k must be >= 0")
+        if not 0 <= self.dream_factor <= MAX_DREAM_FACTOR:
+            problems.append(f"--dream-factor must be between 0 and {MAX_DREAM_FACTOR}")
+        if not 1 <= self.dream_rollouts <= MAX_DREAM_ROLLOUTS:
+            problems.append(f"--dream-rollouts must be between 1 and {MAX_DREAM_ROLLOUTS}")
         if self.lookback_hours < 0:
             problems.append("--lookback-hours must be >= 0 (0 = all history)")
         if problems:

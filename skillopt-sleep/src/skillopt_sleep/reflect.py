@@ -59,7 +59,7 @@ def heuristic_edits(tasks: Sequence[SleepTask], train: ReplayResult, docs: Seque
             continue
         for lesson in task.lessons:
             entry = ranked.setdefault(lesson.key, (lesson, set()))
-            entry[1].add(task.id)
+            entry[1].add(task.parent or task.id)  # a dream variant is not more evidence
             if (lesson.support, lesson.strength) > (entry[0].support, entry[0].strength):
                 ranked[lesson.key] = (lesson, entry[1])
     order = sorted(ranked.values(), key=lambda e: (-len(e[1]), -e[0].support, e[0].kind != "correction", e[0].text))
@@ -88,11 +88,20 @@ def reflect_request(
 ) -> CompletionRequest | None:
     by_id = {t.id: t for t in tasks}
     blocks = []
-    for tid, attempts in train.by_task().items():
+    shown: set[str] = set()
+
+    def dreamed_last(item: tuple[str, list]) -> tuple[bool, str]:
+        return (bool(by_id[item[0]].parent) if item[0] in by_id else False, item[0])
+
+    # real tasks first: a dream variant only speaks for a family no real failure showed
+    for tid, attempts in sorted(train.by_task().items(), key=dreamed_last):
         bad = [a for a in attempts if a.status == "ok" and a.hard < 1.0]
         if not bad or tid not in by_id:
             continue
         task = by_id[tid]
+        if (task.parent or task.id) in shown:
+            continue
+        shown.add(task.parent or task.id)
         evidence = "; ".join(e for lesson in task.lessons for e in lesson.evidence[:1])
         blocks.append(
             f"### Request\n{clip(task.intent, 300)}\n- what was missing: {clip(bad[0].feedback, 200)}\n"
@@ -102,25 +111,32 @@ def reflect_request(
             break
     if not blocks:
         return None
-    rules = "\n".join(f"[{d.role}]\n{d.rules() or '(no learned rules yet)'}" for d in docs)
-    system = mark(
+    system = (
         "You maintain the learned rules a coding agent follows in one project. Propose general, durable "
         "conventions that would have avoided the failures below. Never quote a request verbatim, never mention "
         "graders or checks, keep each rule one line starting with '- '."
     )
-    user = (
-        f"Project: {project_name}\n\n## Current learned rules\n{rules}\n\n## Failures\n"
-        + "\n\n".join(blocks)
-        + f'\n\nReply with JSON {{"edits": [...]}} holding at most {budget} edits. op is append, replace or delete; '
+    user = f"Project: {project_name}\n\n## Current learned rules\n{rules_text(docs)}\n\n## Failures\n" + "\n\n".join(blocks)
+    return edits_request(system, user, budget, stage="sleep-reflect")
+
+
+def rules_text(docs: Sequence[Doc]) -> str:
+    return "\n".join(f"[{d.role}]\n{d.rules() or '(no learned rules yet)'}" for d in docs)
+
+
+def edits_request(system: str, user: str, budget: int, *, stage: str) -> CompletionRequest:
+    """The optimizer call every reflector makes: sentinel-marked, schema-checked edits."""
+    user += (
+        f'\n\nReply with JSON {{"edits": [...]}} holding at most {budget} edits. op is append, replace or delete; '
         "replace and delete need `target`, an exact existing rule line. "
         "doc is skill (procedures) or memory (always-on conventions)."
     )
     return CompletionRequest(
-        messages=(Message(role="system", content=system), Message(role="user", content=user)),
+        messages=(Message(role="system", content=mark(system)), Message(role="user", content=user)),
         max_tokens=900,
         json_schema=EDITS_SCHEMA,
         role="optimizer",
-        stage="sleep-reflect",
+        stage=stage,
         temperature=0.2,
     )
 
@@ -130,6 +146,11 @@ def llm_edits(client, tasks, train: ReplayResult, docs, budget: int, project_nam
     request = reflect_request(tasks, train, docs, budget, project_name)
     if request is None:
         return [], ""
+    return ask_edits(client, request, budget)
+
+
+def ask_edits(client, request: CompletionRequest, budget: int, *, origin: str = "llm") -> tuple[list[DocEdit], str]:
+    """Send an edits request; parse and sanitise the reply (a failed call is a note)."""
     try:
         completion = client.complete(request)
     except (BudgetExceeded, Cancelled):
@@ -156,7 +177,7 @@ def llm_edits(client, tasks, train: ReplayResult, docs, budget: int, project_nam
                     rationale=clip(str(item.get("why") or ""), 300),
                     source_type="failure",
                 ),
-                origin="llm",
+                origin=origin,
             )
         )
     return out, ""

@@ -163,6 +163,10 @@ def _night_params() -> tuple[Param, ...]:
         Param("reflector", choice("Edit proposer (default auto).", REFLECTORS), "--reflector"),
         Param("edit_budget", integer("Most edits proposed per night (default 4).", minimum=1), "--edit-budget"),
         Param("recall_k", integer("Add the K most similar tasks from earlier nights (default 0).", minimum=0), "--recall-k"),
+        Param("dream_factor", integer("Rephrased, train-only variants of each real train task (default 0).",
+              minimum=0, maximum=8), "--dream-factor"),
+        Param("dream_rollouts", integer("Train replays per task; above 1 the optimizer sees GOOD vs BAD attempts "
+              "(default 1).", minimum=1, maximum=16), "--dream-rollouts"),
         Param("gate", name("Validation gate: strict (default) or paired."), "--gate"),
         Param("gate_metric", choice("Score the gate compares (default mixed).", GATE_METRICS), "--gate-metric"),
         Param("no_regression", boolean("Reject a candidate that makes any val task worse."), "--no-regression", SWITCH),

@@ -53,6 +53,21 @@ EditBudget = Annotated[int, typer.Option("--edit-budget", help="Most edits propo
 RecallK = Annotated[
     int, typer.Option("--recall-k", help="Add the K most similar train tasks from this project's earlier nights.")
 ]
+DreamFactor = Annotated[
+    int,
+    typer.Option(
+        "--dream-factor",
+        help="Add N rephrased variants of each real train task (train only; written by the optimizer when the miner may "
+        "use a model, deterministic otherwise).",
+    ),
+]
+DreamRollouts = Annotated[
+    int,
+    typer.Option(
+        "--dream-rollouts",
+        help="Replay each train task K times (distinct seeds); K > 1 shows the optimizer GOOD vs BAD attempts.",
+    ),
+]
 Gate = Annotated[str, typer.Option("--gate", help="strict (default) or paired (per-task test, with --no-regression).")]
 GateMetric = Annotated[str, typer.Option("--gate-metric", help="hard, soft or mixed.")]
 NoRegression = Annotated[
@@ -99,6 +114,8 @@ def _night_command(dry_run: bool):
         reflector: Reflector = "auto",
         edit_budget: EditBudget = 4,
         recall_k: RecallK = 0,
+        dream_factor: DreamFactor = 0,
+        dream_rollouts: DreamRollouts = 1,
         gate: Gate = "strict",
         gate_metric: GateMetric = "mixed",
         no_regression: NoRegression = False,

@@ -76,6 +76,8 @@ def build_options(kw: dict):
         reflector=kw.get("reflector", "auto"),
         edit_budget=kw.get("edit_budget", 4),
         recall_k=kw.get("recall_k", 0),
+        dream_factor=kw.get("dream_factor", 0),
+        dream_rollouts=kw.get("dream_rollouts", 1),
         gate=kw.get("gate", "strict"),
         gate_metric=kw.get("gate_metric", "mixed"),
         no_regression=kw.get("no_regression", False),
@@ -129,6 +131,12 @@ def night(*, dry_run: bool, **kw) -> None:
         f"  sessions {report.get('harvest', {}).get('sessions', 0)}, tasks {report.get('mining', {}).get('tasks', 0)}, "
         f"val {scores.get('baseline_val')} → {scores.get('final_val')}, calls {report['usage']['calls']}"
     )
+    if report.get("dreams"):
+        d = report["dreams"]
+        info(f"  dreams: {d['variants']} train-only variant(s) ({d['from_model']} from the model, {d['rephrased']} rephrased)")
+    if report.get("contrast"):
+        c = report["contrast"]
+        info(f"  contrastive reflection: {len(c['tasks'])} task(s) varied across {c['rollouts']} rollouts")
     for e in report.get("accepted_edits", []):
         info(f"  + [{e['doc']}] {e['content']}")
     if result.staging:

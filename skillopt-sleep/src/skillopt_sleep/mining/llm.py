@@ -74,9 +74,12 @@ def miner_request(session: Session) -> CompletionRequest:
 
 
 def mine_session(client, session: Session, split: str) -> tuple[list[SleepTask], list[str]]:
+    """Tasks and notes; a spent budget and a prompt waiting for a handoff answer propagate."""
+    from skillopt_sleep.handoff import HandoffPending
+
     try:
         completion = client.complete(miner_request(session))
-    except (BudgetExceeded, Cancelled):
+    except (BudgetExceeded, Cancelled, HandoffPending):
         raise
     except SkillOptError as exc:
         return [], [clip(f"miner failed on {session.id}: {type(exc).__name__}: {exc}", 300)]

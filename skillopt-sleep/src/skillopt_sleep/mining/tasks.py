@@ -68,6 +68,7 @@ class SleepTask:
     origin: str = "heuristic"
     support: int = 1
     cluster: str = ""
+    parent: str = ""  # for a dream variant: the id of the real task it rephrases
 
     @property
     def checkable(self) -> bool:
