@@ -175,5 +175,9 @@ def test_cli_says_in_one_line_when_it_falls_back_to_local(run_cli, tmp_path):
         pytest.skip("needs an installed env to start a run (skillopt-envs-searchqa)")
     result = run_cli("run", "--env", "searchqa", "--max-calls", "0", "--out", str(tmp_path / "run"))
     said = " ".join((result.output + (result.stderr if result.stderr_bytes is not None else "")).split())
-    assert "target: backend local, model SmolLM2-135M-Instruct (no provider credentials found; embedded local model)" in said
+    # both roles resolve to the same embedded model, so the CLI says it once for both
+    assert (
+        "target and optimizer: backend local, model SmolLM2-135M-Instruct "
+        "(no provider credentials found; embedded local model)" in said
+    )
     assert "call budget spent" in said  # --max-calls 0: stopped cleanly before any model call
