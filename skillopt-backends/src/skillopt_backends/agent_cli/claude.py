@@ -1,0 +1,106 @@
+"""``claude-cli``: Claude Code in print mode (``claude -p --output-format json``).
+
+Runs on the developer's Claude subscription (or ``ANTHROPIC_API_KEY``). Built-in tools
+and MCP servers are switched off and the default agent system prompt is replaced, so
+a call is a plain chat turn; sessions are not persisted, so these calls never show up
+in ``~/.claude/projects`` for ``skillopt sleep`` to harvest. JSON schemas go through
+``--json-schema`` and come back in ``structured_output``. The cost Claude Code reports
+(``total_cost_usd``, notional on a subscription) is what budgets count.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from skillopt.hookspecs import hookimpl
+from skillopt.records import Completion, CompletionRequest, Usage
+
+from skillopt_backends.agent_cli.base import AgentCliBackend
+from skillopt_backends.agent_cli.output import as_int, result_object
+from skillopt_backends.agent_cli.process import WORKDIR, CliResult
+
+DEFAULT_SYSTEM = "Answer the user's request directly and completely. Do not use tools."
+EFFORTS = {"none": "low", "minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "high", "max": "high"}
+
+
+class ClaudeCliBackend(AgentCliBackend):
+    """Claude Code CLI (subscription login or ANTHROPIC_API_KEY)."""
+
+    name = "claude-cli"
+    summary = "Claude Code CLI in print mode (`claude -p`): a Claude subscription, no API key needed"
+    binary_names = ("claude",)
+    path_env = "SKILLOPT_CLAUDE_BIN"
+    auth_env = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "CLAUDE_CODE_OAUTH_TOKEN", "CLAUDE_CONFIG_DIR", "ANTHROPIC_BASE_URL")
+    install_help = "npm install -g @anthropic-ai/claude-code, then `claude update`"
+    login_help = "run `claude` once and log in with /login, or set ANTHROPIC_API_KEY"
+    required_flags = ("--print", "--output-format")
+    schema_flag = "--json-schema"
+
+    def command(self, request: CompletionRequest, system: str, prompt: str) -> tuple[list[str], dict[str, str], str]:
+        args = ["-p", "--output-format", "json"]
+        files: dict[str, str] = {}
+        if self.model_name:
+            args += ["--model", self.model_name]
+        system = system or DEFAULT_SYSTEM
+        if self.has("--system-prompt-file"):
+            files["system-prompt.md"] = system
+            args += ["--system-prompt-file", f"{WORKDIR}/system-prompt.md"]
+        elif self.has("--system-prompt"):
+            args += ["--system-prompt", system]
+        else:
+            prompt = f"<instructions>\n{system}\n</instructions>\n\n{prompt}"
+        if request.json_schema is not None and self.native_schema(request.json_schema):
+            args += ["--json-schema", json.dumps(request.json_schema, ensure_ascii=False)]
+        if self.has("--tools"):
+            args += ["--tools", ""]
+        if self.has("--strict-mcp-config"):
+            args.append("--strict-mcp-config")
+        if self.has("--no-session-persistence"):
+            args.append("--no-session-persistence")
+        if request.reasoning_effort and self.has("--effort"):
+            args += ["--effort", EFFORTS.get(request.reasoning_effort, request.reasoning_effort)]
+        return args, files, prompt
+
+    def parse(self, result: CliResult, request: CompletionRequest) -> Completion:
+        found = result_object(result.stdout)
+        if found is None:
+            if result.returncode != 0:
+                raise self.failure(result.stderr or result.stdout, exit_code=result.returncode)
+            raise self.malformed("no result object in the CLI output")
+        text = str(found.get("result") or "")
+        if found.get("is_error") or found.get("subtype", "success") != "success" or result.returncode != 0:
+            raise self.failure(text or str(found.get("subtype")) or result.stderr, exit_code=result.returncode)
+        parsed: Any = found.get("structured_output") if request.json_schema is not None else None
+        if parsed is not None:
+            text = json.dumps(parsed, ensure_ascii=False)
+        u = found.get("usage") or {}
+        read = as_int(u.get("cache_read_input_tokens"))
+        usage = Usage(
+            prompt_tokens=as_int(u.get("input_tokens")) + read + as_int(u.get("cache_creation_input_tokens")),
+            completion_tokens=as_int(u.get("output_tokens")),
+            cached_tokens=read,
+        )
+        cost = found.get("total_cost_usd")
+        return Completion(
+            text=text,
+            parsed=parsed,
+            usage=usage,
+            cost_usd=float(cost) if isinstance(cost, (int, float)) else None,
+            latency_s=result.elapsed_s,
+            model=_main_model(found.get("modelUsage")) or self.model_name or "claude-cli-default",
+            finish_reason="stop",
+        )
+
+
+def _main_model(model_usage: Any) -> str:
+    """The model that wrote the answer: Claude Code may also call a small model for
+    housekeeping, so take the one with the most output tokens."""
+    if not isinstance(model_usage, dict) or not model_usage:
+        return ""
+    return max(model_usage, key=lambda m: as_int((model_usage[m] or {}).get("outputTokens")))
+
+
+@hookimpl
+def skillopt_register_backends(register):
+    register(ClaudeCliBackend, aliases=("claude",))

@@ -1,0 +1,72 @@
+"""``cursor-cli``: the Cursor agent headless (``cursor-agent -p --output-format json``).
+
+Runs on the developer's Cursor plan (or ``CURSOR_API_KEY``) in ask mode (read-only)
+inside a throwaway workspace. The Cursor CLI reports no token counts, so usage is
+estimated at four characters a token: budgets still bite, and the estimate is said in
+the backend summary. Schemas are asked for in the prompt and validated by the call
+pipeline, which re-asks on a broken reply.
+"""
+
+from __future__ import annotations
+
+from skillopt.hookspecs import hookimpl
+from skillopt.records import Completion, CompletionRequest, Usage
+
+from skillopt_backends.agent_cli.base import AgentCliBackend
+from skillopt_backends.agent_cli.output import result_object
+from skillopt_backends.agent_cli.process import WORKDIR, CliResult
+from skillopt_backends.openai_chat import estimate_tokens
+
+
+class CursorCliBackend(AgentCliBackend):
+    """Cursor agent CLI (Cursor login or CURSOR_API_KEY)."""
+
+    name = "cursor-cli"
+    summary = "Cursor agent CLI (`cursor-agent -p`): a Cursor plan; reports no tokens, so usage is estimated"
+    binary_names = ("cursor-agent",)
+    path_env = "SKILLOPT_CURSOR_BIN"
+    auth_env = ("CURSOR_API_KEY",)
+    install_help = "curl https://cursor.com/install -fsS | bash"
+    login_help = "run `cursor-agent login`, or set CURSOR_API_KEY"
+    required_flags = ("--print", "--output-format")
+
+    def command(self, request: CompletionRequest, system: str, prompt: str) -> tuple[list[str], dict[str, str], str]:
+        args = ["-p", "--output-format", "json"]
+        if self.model_name:
+            args += ["--model", self.model_name]
+        if self.has("--mode"):
+            args += ["--mode", "ask"]
+        if self.has("--workspace"):
+            args += ["--workspace", WORKDIR]
+        if self.has("--sandbox"):
+            args += ["--sandbox", "enabled"]
+        if self.has("--trust"):
+            args.append("--trust")
+        if system:
+            prompt = f"<instructions>\n{system}\n</instructions>\n\n{prompt}"
+        return args, {}, prompt
+
+    def parse(self, result: CliResult, request: CompletionRequest) -> Completion:
+        found = result_object(result.stdout)
+        if found is None:
+            if result.returncode != 0:
+                raise self.failure(result.stderr or result.stdout, exit_code=result.returncode)
+            raise self.malformed("no result object in the CLI output")
+        text = str(found.get("result") or "")
+        if found.get("is_error") or found.get("subtype", "success") != "success" or result.returncode != 0:
+            raise self.failure(text or result.stderr, exit_code=result.returncode)
+        prompt_chars = sum(len(m.content) for m in request.messages)
+        usage = Usage(prompt_tokens=max(1, prompt_chars // 4), completion_tokens=estimate_tokens(text))
+        return Completion(
+            text=text,
+            usage=usage,
+            cost_usd=None,
+            latency_s=result.elapsed_s,
+            model=self.model_name or "cursor-cli-default",
+            finish_reason="stop",
+        )
+
+
+@hookimpl
+def skillopt_register_backends(register):
+    register(CursorCliBackend, aliases=("cursor",))
