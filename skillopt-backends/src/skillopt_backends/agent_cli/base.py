@@ -33,6 +33,7 @@ from skillopt.errors import (
 )
 from skillopt.records import Completion, CompletionRequest
 
+from skillopt_backends.agent_cli.output import result_object
 from skillopt_backends.agent_cli.process import CliResult, Killed, ProcessGroups, scrubbed_env
 from skillopt_backends.errors import _CONTEXT_MARKERS, _clip
 from skillopt_backends.messages import schema_instruction
@@ -91,6 +92,11 @@ def render_prompt(request: CompletionRequest) -> tuple[str, str]:
     lines = [f"<{m.role}>\n{m.content}\n</{m.role}>" for m in turns]
     lines.append("Reply as the assistant to the last user turn above. Give only that reply.")
     return system, "\n\n".join(lines)
+
+
+def with_instructions(system: str, prompt: str) -> str:
+    """System text for a CLI with no system-prompt option: it leads the prompt."""
+    return f"<instructions>\n{system}\n</instructions>\n\n{prompt}" if system else prompt
 
 
 class AgentCliBackend(Backend):
@@ -180,6 +186,19 @@ class AgentCliBackend(Backend):
 
     def where(self) -> str:
         return f"{self.name} ({self.settings.role}, model {self.model_name or 'CLI default'})"
+
+    def result_object(self, result: CliResult) -> dict[str, Any]:
+        """The ``{"type": "result"}`` object of a successful ``--output-format json`` run
+        (Claude Code and Cursor share this shape), or raise the classified failure."""
+        found = result_object(result.stdout)
+        if found is None:
+            if result.returncode != 0:
+                raise self.failure(result.stderr or result.stdout, exit_code=result.returncode)
+            raise self.malformed("no result object in the CLI output")
+        if found.get("is_error") or found.get("subtype", "success") != "success" or result.returncode != 0:
+            said = str(found.get("result") or "") or str(found.get("subtype") or "") or result.stderr
+            raise self.failure(said, exit_code=result.returncode)
+        return found
 
     def malformed(self, what: str) -> TransientError:
         """A run that exited cleanly but printed something we cannot read."""

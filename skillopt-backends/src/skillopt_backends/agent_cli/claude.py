@@ -16,8 +16,8 @@ from typing import Any
 from skillopt.hookspecs import hookimpl
 from skillopt.records import Completion, CompletionRequest, Usage
 
-from skillopt_backends.agent_cli.base import AgentCliBackend
-from skillopt_backends.agent_cli.output import as_int, result_object
+from skillopt_backends.agent_cli.base import AgentCliBackend, with_instructions
+from skillopt_backends.agent_cli.output import as_int
 from skillopt_backends.agent_cli.process import WORKDIR, CliResult
 
 DEFAULT_SYSTEM = "Answer the user's request directly and completely. Do not use tools."
@@ -49,7 +49,7 @@ class ClaudeCliBackend(AgentCliBackend):
         elif self.has("--system-prompt"):
             args += ["--system-prompt", system]
         else:
-            prompt = f"<instructions>\n{system}\n</instructions>\n\n{prompt}"
+            prompt = with_instructions(system, prompt)
         if request.json_schema is not None and self.native_schema(request.json_schema):
             args += ["--json-schema", json.dumps(request.json_schema, ensure_ascii=False)]
         if self.has("--tools"):
@@ -63,14 +63,8 @@ class ClaudeCliBackend(AgentCliBackend):
         return args, files, prompt
 
     def parse(self, result: CliResult, request: CompletionRequest) -> Completion:
-        found = result_object(result.stdout)
-        if found is None:
-            if result.returncode != 0:
-                raise self.failure(result.stderr or result.stdout, exit_code=result.returncode)
-            raise self.malformed("no result object in the CLI output")
+        found = self.result_object(result)
         text = str(found.get("result") or "")
-        if found.get("is_error") or found.get("subtype", "success") != "success" or result.returncode != 0:
-            raise self.failure(text or str(found.get("subtype")) or result.stderr, exit_code=result.returncode)
         parsed: Any = found.get("structured_output") if request.json_schema is not None else None
         if parsed is not None:
             text = json.dumps(parsed, ensure_ascii=False)

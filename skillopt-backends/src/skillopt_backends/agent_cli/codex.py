@@ -17,7 +17,7 @@ from skillopt.hookspecs import hookimpl
 from skillopt.records import Completion, CompletionRequest, Usage
 
 from skillopt_backends import prices
-from skillopt_backends.agent_cli.base import AgentCliBackend
+from skillopt_backends.agent_cli.base import AgentCliBackend, with_instructions
 from skillopt_backends.agent_cli.output import as_int, json_lines
 from skillopt_backends.agent_cli.process import WORKDIR, CliResult
 from skillopt_backends.capabilities import strict_schema_ok
@@ -61,8 +61,7 @@ class CodexCliBackend(AgentCliBackend):
         if request.reasoning_effort and self.has("--config"):
             args += ["--config", f'model_reasoning_effort="{EFFORTS.get(request.reasoning_effort, "medium")}"']
         args.append("-")  # the prompt comes on stdin
-        if system:
-            prompt = f"<instructions>\n{system}\n</instructions>\n\n{prompt}"
+        prompt = with_instructions(system, prompt)
         return args, files, prompt
 
     def parse(self, result: CliResult, request: CompletionRequest) -> Completion:

@@ -12,8 +12,7 @@ from __future__ import annotations
 from skillopt.hookspecs import hookimpl
 from skillopt.records import Completion, CompletionRequest, Usage
 
-from skillopt_backends.agent_cli.base import AgentCliBackend
-from skillopt_backends.agent_cli.output import result_object
+from skillopt_backends.agent_cli.base import AgentCliBackend, with_instructions
 from skillopt_backends.agent_cli.process import WORKDIR, CliResult
 from skillopt_backends.openai_chat import estimate_tokens
 
@@ -42,19 +41,12 @@ class CursorCliBackend(AgentCliBackend):
             args += ["--sandbox", "enabled"]
         if self.has("--trust"):
             args.append("--trust")
-        if system:
-            prompt = f"<instructions>\n{system}\n</instructions>\n\n{prompt}"
+        prompt = with_instructions(system, prompt)
         return args, {}, prompt
 
     def parse(self, result: CliResult, request: CompletionRequest) -> Completion:
-        found = result_object(result.stdout)
-        if found is None:
-            if result.returncode != 0:
-                raise self.failure(result.stderr or result.stdout, exit_code=result.returncode)
-            raise self.malformed("no result object in the CLI output")
+        found = self.result_object(result)
         text = str(found.get("result") or "")
-        if found.get("is_error") or found.get("subtype", "success") != "success" or result.returncode != 0:
-            raise self.failure(text or result.stderr, exit_code=result.returncode)
         prompt_chars = sum(len(m.content) for m in request.messages)
         usage = Usage(prompt_tokens=max(1, prompt_chars // 4), completion_tokens=estimate_tokens(text))
         return Completion(
