@@ -2,7 +2,8 @@
 
 It is not a model. It answers from a script: a Python callable given in code, or a
 JSON rules file (``--set model.options.rules=rules.json``) mapping a stage and a regex
-over the request text to a reply. Schema requests with no matching rule get the
+over the request text to a reply; ``model.options.delay_s`` makes each call take that
+long, standing in for a slow model (progress displays, stopping a run mid-way). Schema requests with no matching rule get the
 smallest valid instance of the schema, so a run completes deterministically.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -81,12 +83,15 @@ class ScriptedBackend(Backend):
         super().__init__(settings or BackendSettings(name="scripted", model="scripted"))
         rules = self.settings.options.get("rules")
         self.script = script or (rules_script(Path(rules)) if rules else default_script)
+        self.delay_s = float(self.settings.options.get("delay_s", 0) or 0)
         self.requests: list[CompletionRequest] = []
         self._lock = threading.Lock()
 
     def complete(self, request: CompletionRequest) -> Completion:
         with self._lock:
             self.requests.append(request)
+        if self.delay_s:
+            time.sleep(self.delay_s)
         reply = self.script(request)
         if isinstance(reply, BaseException):
             raise reply

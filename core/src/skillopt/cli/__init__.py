@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from skillopt.cli import config_cmd, keys_cmd, listing, run_cmd
+from skillopt.cli import config_cmd, keys_cmd, listing, run_cmd, ui_cmd
 
 app = typer.Typer(
     name="skillopt",
@@ -26,6 +26,7 @@ app.command("eval")(run_cmd.eval_)
 app.command("envs")(listing.envs)
 app.command("backends")(listing.backends)
 app.command("plugins")(listing.plugins)
+app.command("ui")(ui_cmd.ui)
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(keys_cmd.app, name="keys")
 

@@ -121,8 +121,11 @@ class Session:
         gate = get("gates", cfg.evaluation.gate).obj(cfg.evaluation)
         env = self.env_cls(cfg.env)
         clients, ledger = self._clients(("target", "optimizer"))
+        state = read_json(rundir.state) or {}
         write_json(rundir.config, data)
         self._say(f"run directory: {out}" + (f" (preset: {cfg.preset})" if cfg.preset else ""))
+        if state.get("status") not in (None, "finished"):
+            self._say(f"resuming after step {state.get('last_completed_step', 0)}: finished work is not paid for again")
         reporter = RichReporter(ledger)
         try:
             trainer = Trainer(

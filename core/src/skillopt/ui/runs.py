@@ -1,0 +1,159 @@
+"""Reading run directories for the dashboard: what a person wants to see of a run.
+
+Every reader is lenient: a run being written has no ``summary.json`` yet, a crashed one
+may hold half a file, an old one may lack newer keys. A run is named by its directory
+name, and a name is only ever looked up among the runs found, never joined onto a
+path, so a request cannot read outside the run roots.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+import time
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Any
+
+from skillopt.redact import redact_data, redact_text
+
+_VERSION = re.compile(r"skill_v(\d+)\.md$")
+_STEP = re.compile(r"step_(\d+)$")
+#: a run updated this recently, without a summary, is shown as running
+LIVE_WINDOW_S = 120.0
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def is_run_dir(path: Path) -> bool:
+    return path.is_dir() and ((path / "runtime_state.json").is_file() or (path / "summary.json").is_file())
+
+
+class RunIndex:
+    """The runs under some root folders (each root holds run directories)."""
+
+    def __init__(self, roots: Iterable[Path]):
+        self.roots = [Path(r).expanduser() for r in roots]
+
+    def find(self) -> dict[str, Path]:
+        found: dict[str, Path] = {}
+        for root in self.roots:
+            candidates = [root] if is_run_dir(root) else (sorted(root.iterdir()) if root.is_dir() else [])
+            for path in candidates:
+                if is_run_dir(path):
+                    name = path.name if path.name not in found else f"{path.parent.name}/{path.name}"
+                    found[name] = path
+        return found
+
+    def get(self, run_id: str) -> Path | None:
+        return self.find().get(run_id)
+
+    def listing(self) -> list[dict[str, Any]]:
+        rows = [overview(run_id, path) for run_id, path in self.find().items()]
+        return sorted(rows, key=lambda r: r["updated"], reverse=True)
+
+
+def _updated(path: Path) -> float:
+    times = [p.stat().st_mtime for p in (path / "runtime_state.json", path / "history.json", path / "summary.json") if p.exists()]
+    return max(times, default=path.stat().st_mtime)
+
+
+def overview(run_id: str, path: Path) -> dict[str, Any]:
+    """One row of the runs table."""
+    summary = read_json(path / "summary.json") or {}
+    state = read_json(path / "runtime_state.json") or {}
+    config = read_json(path / "config.json") or {}
+    history = read_json(path / "history.json") or []
+    updated = _updated(path)
+    status = summary.get("status") or state.get("status") or "unknown"
+    if not summary and status not in ("finished", "stopped") and time.time() - updated > LIVE_WINDOW_S:
+        status = "interrupted"  # no process has touched it lately: resumable with the same command
+    test = summary.get("test") or {}
+    usage = summary.get("usage") or state.get("ledger") or {}
+    return {
+        "id": run_id,
+        "path": str(path),
+        "env": summary.get("env") or (config.get("env") or {}).get("name", ""),
+        "preset": config.get("preset", ""),
+        "status": status,
+        "steps_done": state.get("last_completed_step", len(history)),
+        "steps_planned": summary.get("total_steps"),
+        "accepts": sum(1 for h in history if str(h.get("action", "")).startswith(("accept", "force_accept"))),
+        "baseline_val": state.get("baseline_score"),
+        "best_val": state.get("best_score"),
+        "best_step": state.get("best_step"),
+        "test_initial": (test.get("initial") or {}).get("hard"),
+        "test_best": (test.get("best") or {}).get("hard"),
+        "cost_usd": usage.get("cost_usd"),
+        "calls": usage.get("calls"),
+        "updated": updated,
+    }
+
+
+def detail(run_id: str, path: Path) -> dict[str, Any]:
+    """Everything the run page shows; the config is redacted again on the way out."""
+    history = read_json(path / "history.json") or []
+    return {
+        "overview": overview(run_id, path),
+        "summary": redact_data(read_json(path / "summary.json") or {}),
+        "config": redact_data(read_json(path / "config.json") or {}),
+        "history": redact_data(history),
+        "skills": skill_versions(path),
+        "steps": sorted(int(m.group(1)) for p in (path / "steps").glob("step_*") if (m := _STEP.search(p.name))),
+    }
+
+
+def skill_versions(path: Path) -> list[int]:
+    return sorted(int(m.group(1)) for p in (path / "skills").glob("skill_v*.md") if (m := _VERSION.search(p.name)))
+
+
+def skill_text(path: Path, version: int | str) -> str | None:
+    """A skill version's text, or ``best`` for best_skill.md."""
+    if version == "best":
+        file = path / "best_skill.md"
+    else:
+        file = path / "skills" / f"skill_v{int(version):04d}.md"
+    try:
+        return redact_text(file.read_text(encoding="utf-8"))
+    except OSError:
+        return None
+
+
+def skill_diff(path: Path, a: int | str, b: int | str) -> dict[str, Any] | None:
+    old, new = skill_text(path, a), skill_text(path, b)
+    if old is None or new is None:
+        return None
+    lines = list(difflib.unified_diff(old.splitlines(), new.splitlines(), f"skill {a}", f"skill {b}", lineterm=""))
+    added = sum(1 for line in lines if line.startswith("+") and not line.startswith("+++"))
+    removed = sum(1 for line in lines if line.startswith("-") and not line.startswith("---"))
+    return {"a": a, "b": b, "diff": "\n".join(lines), "added": added, "removed": removed}
+
+
+def step_detail(path: Path, step: int) -> dict[str, Any] | None:
+    """A step's record and its JSON artifacts (patches, ranked edits, apply report, verdict)."""
+    folder = path / "steps" / f"step_{int(step):04d}"
+    if not folder.is_dir():
+        return None
+    files = {}
+    for file in sorted(folder.glob("*.json")):
+        files[file.stem] = redact_data(read_json(file))
+    candidate = folder / "candidate_skill.md"
+    return {
+        "step": int(step),
+        "files": files,
+        "candidate_skill": redact_text(candidate.read_text(encoding="utf-8")) if candidate.is_file() else None,
+        "rollouts": sorted(p.name for p in (folder / "rollout").glob("*")) if (folder / "rollout").is_dir() else [],
+    }
+
+
+def signature(path: Path) -> tuple[float, ...]:
+    """Changes whenever the run writes progress (for the live event stream)."""
+    return tuple(
+        (p.stat().st_mtime_ns if p.exists() else 0) for p in (path / "runtime_state.json", path / "history.json", path / "summary.json")
+    )

@@ -1,0 +1,164 @@
+"""The dashboard's server, over real run directories written by the engine (toy env,
+scripted models; see toy.py), through real HTTP on 127.0.0.1."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import threading
+import time
+
+import pytest
+from engine_helpers import make_trainer
+
+from skillopt.ui import runs
+from skillopt.ui.server import Dashboard, make_server
+
+TOKEN = "test-token-0123456789"
+
+
+@pytest.fixture(scope="module")
+def run_root(tmp_path_factory):
+    root = tmp_path_factory.mktemp("runs")
+    make_trainer(root / "toy-run", num_epochs=1).train()
+    return root
+
+
+@pytest.fixture
+def served(run_root):
+    dashboard = Dashboard([run_root], launch_root=run_root, token=TOKEN, poll_s=0.05)
+    server = make_server(dashboard, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield dashboard, server.server_address[1]
+    dashboard.stopping.set()
+    server.shutdown()
+    server.server_close()
+
+
+def request(port, path, *, token=TOKEN, method="GET", body=None, host=None, content_type="application/json"):
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    headers = {"Host": host or f"127.0.0.1:{port}"}
+    if token:
+        headers["Authorization"] = f"Bearer {token}"
+    if body is not None:
+        headers["Content-Type"] = content_type
+    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+    response = conn.getresponse()
+    raw = response.read()
+    conn.close()
+    try:
+        return response.status, json.loads(raw)
+    except ValueError:
+        return response.status, raw.decode()
+
+
+def test_runs_are_listed_with_their_real_numbers(served, run_root):
+    _, port = served
+    status, rows = request(port, "/api/runs")
+    assert status == 200
+    row = next(r for r in rows if r["id"] == "toy-run")
+    summary = json.loads((run_root / "toy-run" / "summary.json").read_text())
+    history = json.loads((run_root / "toy-run" / "history.json").read_text())
+    assert row["status"] == "finished" and row["env"] == summary["env"]
+    assert row["steps_done"] == len(history) and row["steps_planned"] == summary["total_steps"]
+    assert row["accepts"] == sum(1 for h in history if h["action"].startswith(("accept", "force_accept"))) > 0
+    assert row["test_best"] == summary["test"]["best"]["hard"]
+
+
+def test_every_api_call_needs_the_token_and_our_host(served):
+    _, port = served
+    assert request(port, "/api/runs", token=None)[0] == 401
+    assert request(port, "/api/runs", token="wrong")[0] == 401
+    assert request(port, f"/api/runs?token={TOKEN}", token=None)[0] == 200  # the event stream's way
+    assert request(port, "/api/runs", host="evil.example:80")[0] == 403  # DNS rebinding
+    status, page = request(port, "/", token=None)
+    assert status == 200 and "<title>SkillOpt dashboard</title>" in page
+    assert request(port, "/", token=None, host="evil.example")[0] == 403
+
+
+def test_run_detail_steps_and_skill_diff(served, run_root):
+    _, port = served
+    status, data = request(port, "/api/runs/toy-run")
+    assert status == 200
+    history = json.loads((run_root / "toy-run" / "history.json").read_text())
+    assert [h["step"] for h in data["history"]] == [h["step"] for h in history]
+    assert data["skills"] == runs.skill_versions(run_root / "toy-run") and len(data["skills"]) >= 2
+    status, diff = request(port, f"/api/runs/toy-run/diff?a={data['skills'][0]}&b=best")
+    assert status == 200 and diff["added"] > 0  # an accepted edit added lines to the best skill
+    assert diff["diff"].startswith(f"--- skill {data['skills'][0]}")
+    status, step = request(port, f"/api/runs/toy-run/steps/{data['steps'][0]}")
+    assert status == 200 and "step_record" in step["files"]
+    assert request(port, "/api/runs/toy-run/steps/999")[0] == 404
+
+
+def test_unknown_runs_and_path_tricks_are_404(served):
+    _, port = served
+    for path in ("/api/runs/nope", "/api/runs/..%2F..%2Fetc/skills/0", "/api/runs/%2E%2E/diff", "/api/runs/toy-run/skills/..%2Fconfig"):
+        assert request(port, path)[0] == 404, path
+
+
+def test_secrets_in_run_files_never_leave_the_server(served, run_root):
+    _, port = served
+    # a config written by something that did not redact (the engine does)
+    config_file = run_root / "toy-run" / "config.json"
+    secret = "sk-proj-" + "Q" * 40
+    try:
+        config_file.write_text(json.dumps({"model": {"api_key": secret, "backend": "openai"}, "note": f"key {secret}"}))
+        status, detail = request(port, "/api/runs/toy-run")
+        assert status == 200 and detail["config"]["model"]["backend"] == "openai"
+        assert secret not in json.dumps(detail)
+    finally:
+        config_file.unlink()
+
+
+def test_the_event_stream_pushes_progress_when_the_run_writes(served, tmp_path):
+    dashboard, port = served
+    run = tmp_path / "live-run"
+    run.mkdir()
+    (run / "runtime_state.json").write_text(json.dumps({"status": "running", "last_completed_step": 0}))
+    (run / "history.json").write_text("[]")
+    dashboard.index.roots.append(tmp_path)
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", f"/api/runs/live-run/events?token={TOKEN}", headers={"Host": f"127.0.0.1:{port}"})
+    response = conn.getresponse()
+    assert response.status == 200 and response.getheader("Content-Type") == "text/event-stream"
+
+    def next_event() -> dict:
+        data = None
+        while True:
+            line = response.fp.readline().decode()
+            if line.startswith("data: "):
+                data = json.loads(line[6:])
+            elif line == "\n" and data is not None:
+                return data
+
+    assert next_event()["history_len"] == 0
+    time.sleep(0.05)
+    (run / "history.json").write_text(json.dumps([{"step": 1, "action": "accept"}]))
+    os.utime(run / "history.json", (time.time() + 1, time.time() + 1))  # a distinct mtime on coarse clocks
+    event = next_event()
+    assert event["history_len"] == 1 and event["accepts"] == 1
+    conn.close()
+
+
+def test_a_launch_with_a_config_typo_is_refused_before_anything_starts(served, run_root):
+    _, port = served
+    before = set(p.name for p in run_root.iterdir())
+    status, body = request(port, "/api/launch", method="POST", body={"env": "toy", "set": ["train.batch_sise=4"]})
+    assert status == 400
+    assert set(p.name for p in run_root.iterdir()) == before
+    status, body = request(port, "/api/launch", method="POST", body={"env": "../../bin/sh"})
+    assert status == 400 and "plain name" in body["error"]
+    assert request(port, "/api/launch", method="POST", body={"env": "toy"}, content_type="text/plain")[0] == 415
+    assert request(port, f"/api/launch?token={TOKEN}", method="POST", body={"env": "toy"}, token=None)[0] == 401
+
+
+def test_a_run_nobody_is_writing_is_shown_as_interrupted(tmp_path):
+    run = tmp_path / "stale"
+    run.mkdir()
+    (run / "runtime_state.json").write_text(json.dumps({"status": "running", "last_completed_step": 2}))
+    old = time.time() - 3600
+    os.utime(run / "runtime_state.json", (old, old))
+    row = runs.RunIndex([tmp_path]).listing()[0]
+    assert row["status"] == "interrupted" and row["steps_done"] == 2
