@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from skillopt.cli import config_cmd, keys_cmd, listing, run_cmd, ui_cmd
+from skillopt.cli import check_cmd, config_cmd, keys_cmd, listing, run_cmd, ui_cmd
 
 app = typer.Typer(
     name="skillopt",
@@ -23,6 +23,7 @@ app = typer.Typer(
 
 app.command("run")(run_cmd.run)
 app.command("eval")(run_cmd.eval_)
+app.command("check")(check_cmd.check)
 app.command("envs")(listing.envs)
 app.command("backends")(listing.backends)
 app.command("plugins")(listing.plugins)

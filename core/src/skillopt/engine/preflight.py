@@ -1,0 +1,146 @@
+"""``skillopt check``: everything a run needs, tried in seconds before hours are spent.
+
+A misnamed deployment, an expired key, a model that ignores JSON schemas or an env whose
+data is missing otherwise shows up after the baseline evaluation has already been paid
+for. Each check is independent and says what to fix; the probe calls are tiny, bypass
+the cache (a cached answer proves nothing about the endpoint today) and are counted.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import attrs
+
+from skillopt.errors import SkillOptError
+from skillopt.records import CompletionRequest, Message
+
+PROBE_SCHEMA = {
+    "type": "object",
+    "properties": {"ok": {"type": "boolean"}, "word": {"type": "string"}},
+    "required": ["ok", "word"],
+    "additionalProperties": False,
+}
+
+
+@attrs.frozen(kw_only=True)
+class Check:
+    name: str
+    ok: bool
+    detail: str
+    seconds: float = 0.0
+    facts: dict[str, Any] = attrs.field(factory=dict)
+
+
+def _timed(name: str, fn) -> Check:
+    started = time.monotonic()
+    try:
+        detail, facts = fn()
+    except SkillOptError as exc:
+        return Check(name=name, ok=False, detail=str(exc), seconds=time.monotonic() - started)
+    return Check(name=name, ok=True, detail=detail, seconds=time.monotonic() - started, facts=facts)
+
+
+def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], call: bool = True) -> list[Check]:
+    """Config, env data, each role's backend, and (unless ``call`` is false) a text and a
+    structured probe per distinct backend identity."""
+    from skillopt.engine.session import resolve_run_config
+
+    checks: list[Check] = []
+    resolved: dict[str, Any] = {}
+
+    def config():
+        cfg, env_cls = resolve_run_config(config_file=config_file, assignments=assignments, flags=flags)
+        resolved.update(cfg=cfg, env_cls=env_cls)
+        return f"env {cfg.env.name}" + (f", preset {cfg.preset}" if cfg.preset else ""), {"preset": cfg.preset}
+
+    checks.append(_timed("config", config))
+    if not checks[-1].ok:
+        return checks
+    cfg, env_cls = resolved["cfg"], resolved["env_cls"]
+
+    def env_data():
+        env = env_cls(cfg.env)
+        try:
+            sizes = {split: len(env.tasks(split)) for split in ("train", "val", "test")}
+            skill = env.initial_skill()
+        finally:
+            env.close()
+        empty = [s for s, n in sizes.items() if n == 0]
+        if empty:
+            raise SkillOptError(f"no items in the {', '.join(empty)} split(s) of env {cfg.env.name}")
+        return ", ".join(f"{s} {n}" for s, n in sizes.items()) + f"; initial skill {len(skill)} chars", {"items": sizes}
+
+    checks.append(_timed("env data", env_data))
+    checks.extend(_backend_checks(cfg, call=call))
+    return checks
+
+
+def _backend_checks(cfg, *, call: bool) -> list[Check]:
+    from skillopt.calls import Ledger, ModelClient, RetryPolicy
+    from skillopt.engine.models import backend_name, role_settings
+    from skillopt.registry import get
+
+    checks: list[Check] = []
+    probed: dict[str, list[Check]] = {}
+    for role in ("target", "optimizer"):
+        built: dict[str, Any] = {}
+
+        def build(role=role, built=built):
+            name, reason = backend_name(cfg, role)
+            comp = get("backends", name)
+            backend = comp.obj(role_settings(cfg, role, comp.name, comp.obj))
+            built["backend"] = backend
+            identity = backend.identity()
+            where = ", ".join(f"{k} {v}" for k, v in identity.items() if k != "backend" and v and isinstance(v, str))
+            return f"{comp.name} ({where})" + (f"; {reason}" if reason else ""), {"backend": comp.name, "identity": identity}
+
+        check = _timed(f"{role} backend", build)
+        checks.append(check)
+        if not check.ok or not call:
+            continue
+        backend = built["backend"]
+        key = repr(sorted(backend.identity().items()))
+        if key in probed:  # both roles on one endpoint and model: probe it once
+            checks.extend(attrs.evolve(c, name=f"{role} {c.name.split(' ', 1)[1]}", detail=c.detail + " (same as target)") for c in probed[key])
+            backend.close()
+            continue
+        client = ModelClient(backend, role=role, ledger=Ledger(), cache=None, cache_mode="off", retry=RetryPolicy(max_retries=1),
+                             schema_retries=cfg.model.schema_retries)
+        try:
+            probed[key] = [_text_probe(client, role), _schema_probe(client, role)]
+        finally:
+            client.close()
+        checks.extend(probed[key])
+    return checks
+
+
+def _text_probe(client, role: str) -> Check:
+    def probe():
+        request = CompletionRequest(
+            messages=(Message(role="user", content="Reply with the single word OK."),), max_tokens=16, role=role, stage="preflight"
+        )
+        done = client.complete(request)
+        if not done.text.strip():
+            raise SkillOptError("the model answered with empty text")
+        cost = f", ${done.cost_usd:.6f}" if done.cost_usd else ""
+        reply = " ".join(done.text.split())[:40]
+        return (
+            f"answered {reply!r} in {done.latency_s:.2f}s ({done.usage.prompt_tokens}+{done.usage.completion_tokens} tokens{cost}, model {done.model})",
+            {"latency_s": done.latency_s, "model": done.model, "cost_usd": done.cost_usd},
+        )
+
+    return _timed(f"{role} text call", probe)
+
+
+def _schema_probe(client, role: str) -> Check:
+    def probe():
+        request = CompletionRequest(
+            messages=(Message(role="user", content='Reply with JSON: {"ok": true, "word": "ready"}.'),),
+            max_tokens=48, json_schema=PROBE_SCHEMA, role=role, stage="preflight",
+        )
+        done = client.complete(request)  # a reply breaking the schema is re-asked, then a SchemaError
+        return f"schema-valid JSON {done.parsed}", {"parsed": done.parsed}
+
+    return _timed(f"{role} structured call", probe)

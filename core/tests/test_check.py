@@ -1,0 +1,65 @@
+"""``skillopt check`` on the toy env with the scripted backend (a stand-in model whose
+replies a rules file scripts), through the real CLI."""
+
+from __future__ import annotations
+
+import json
+
+from test_cli import toy_registered  # noqa: F401  (fixture)
+
+BASE = ("check", "--env", "toy", "--backend", "scripted", "--json")
+
+
+def names(result) -> list[str]:
+    return [c["name"] for c in json.loads(result.stdout)]
+
+
+def test_everything_ready_passes_and_probes_the_model_once(run_cli, toy_registered):  # noqa: F811
+    result = run_cli(*BASE)
+    assert result.exit_code == 0, result.output
+    checks = {c["name"]: c for c in json.loads(result.stdout)}
+    assert list(checks) == [
+        "config", "env data", "target backend", "target text call", "target structured call",
+        "optimizer backend", "optimizer text call", "optimizer structured call",
+    ]
+    assert all(c["ok"] for c in checks.values())
+    assert checks["env data"]["facts"]["items"]["val"] > 0
+    assert checks["target structured call"]["facts"]["parsed"] == {"ok": False, "word": ""}  # the smallest valid reply
+    assert "same as target" in checks["optimizer text call"]["detail"]
+
+
+def test_no_call_checks_without_calling(run_cli, toy_registered):  # noqa: F811
+    result = run_cli(*BASE, "--no-call")
+    assert result.exit_code == 0
+    assert names(result) == ["config", "env data", "target backend", "optimizer backend"]
+
+
+def test_a_config_typo_fails_the_first_check_by_name(run_cli, toy_registered):  # noqa: F811
+    result = run_cli(*BASE, "--set", "train.batch_sise=4")
+    assert result.exit_code == 1
+    [config] = json.loads(result.stdout)
+    assert not config["ok"] and "batch_sise" in config["detail"] and "batch_size" in config["detail"]
+
+
+def test_a_model_that_breaks_json_schemas_is_caught(run_cli, toy_registered, tmp_path):  # noqa: F811
+    rules = tmp_path / "rules.json"
+    rules.write_text(json.dumps([{"stage": "preflight", "match": "Reply with JSON", "reply": "Sure, here you go: ok!"}]))
+    result = run_cli(*BASE, "--set", f"model.options.rules={rules}")
+    assert result.exit_code == 1
+    checks = {c["name"]: c for c in json.loads(result.stdout)}
+    assert checks["target text call"]["ok"]
+    assert not checks["target structured call"]["ok"] and "schema" in checks["target structured call"]["detail"]
+
+
+def test_an_unknown_backend_fails_its_role_check(run_cli, toy_registered):  # noqa: F811
+    result = run_cli("check", "--env", "toy", "--target-backend", "nosuch", "--optimizer-backend", "scripted", "--json")
+    assert result.exit_code == 1
+    checks = {c["name"]: c for c in json.loads(result.stdout)}
+    assert not checks["target backend"]["ok"] and "nosuch" in checks["target backend"]["detail"]
+    assert checks["optimizer structured call"]["ok"]
+
+
+def test_an_empty_split_is_reported(run_cli, toy_registered):  # noqa: F811
+    result = run_cli(*BASE, "--no-call", "--set", "env.n_val=0")
+    checks = {c["name"]: c for c in json.loads(result.stdout)}
+    assert result.exit_code == 1 and not checks["env data"]["ok"] and "val" in checks["env data"]["detail"]
