@@ -285,3 +285,26 @@ def test_claude_reports_cost_and_the_answering_model(tmp_path):
     assert completion.model == "claude-sonnet-4-5-20250929"  # not the housekeeping haiku call
     assert completion.cost_usd is not None and completion.cost_usd > 0
     assert completion.usage.cached_tokens == 5
+
+
+def test_agent_mode_installs_the_skill_where_each_agent_reads_it(fake):
+    skill = "# Skill\n- Always answer with the exact entity name."
+    request = CompletionRequest(messages=(Message(role="system", content=skill), *HELLO))
+    backend = fake.make(options={"mode": "agent"})
+    backend.complete(request)
+    call = fake.calls()[0]
+    where = {"claude-cli": "CLAUDE.md", "codex-cli": "AGENTS.md", "cursor-cli": ".cursor/rules/skillopt.mdc"}[fake.backend]
+    assert skill in call["instructions"][where]
+    assert call["stdin"] == "Say hello."  # the skill is not pasted into the prompt
+    argv = call["argv"]
+    if fake.backend == "claude-cli":
+        assert "--system-prompt-file" not in argv and "--system-prompt" not in argv  # Claude Code keeps its own
+        assert argv[argv.index("--tools") + 1] == "Read,Grep,Glob"
+    if fake.backend == "cursor-cli":
+        assert "--mode" not in argv and call["instructions"][where].startswith("---\ndescription:")
+    assert backend.identity()["mode"] == "agent" and "mode" not in fake.make().identity()  # separate cache entries
+
+
+def test_an_unknown_mode_is_refused_by_name(fake):
+    with pytest.raises(ConfigError, match="options.mode"):
+        fake.make(options={"mode": "yolo"})

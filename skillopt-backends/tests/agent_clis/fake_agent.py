@@ -86,6 +86,15 @@ def record(state: Path, entry: dict) -> None:
             out.write(json.dumps(entry) + "\n")
 
 
+def instruction_files() -> dict[str, str]:
+    """What each agent reads as project instructions from its working directory."""
+    found = {}
+    for path in [Path("CLAUDE.md"), Path("AGENTS.md"), *sorted(Path(".cursor/rules").glob("*.mdc"))]:
+        if path.is_file():
+            found[str(path)] = path.read_text()
+    return found
+
+
 def help_text(flavor: str, state: Path) -> str:
     omitted = set(json.loads((state / "help_omits.json").read_text())) if (state / "help_omits.json").exists() else set()
     lines = [f"Usage: {flavor} [options]", "", "Options:"]
@@ -229,7 +238,8 @@ def main() -> int:
     action = next_action(state)
     record(state, {
         "argv": args, "stdin": prompt, "system": system, "cwd": os.getcwd(), "env": dict(os.environ),
-        "files": sorted(os.listdir(".")), "schema": schema, "action": action, "pid": os.getpid(),
+        "files": sorted(str(p) for p in Path(".").rglob("*") if p.is_file()), "schema": schema, "action": action,
+        "pid": os.getpid(), "instructions": instruction_files(),
     })
     if action.get("spawn_child"):
         child = subprocess.Popen(["sleep", "60"])

@@ -99,6 +99,13 @@ def with_instructions(system: str, prompt: str) -> str:
     return f"<instructions>\n{system}\n</instructions>\n\n{prompt}" if system else prompt
 
 
+#: ``chat``: a plain chat turn (tools off, the CLI's own system prompt replaced where it
+#: allows). ``agent``: the real agent with its own system prompt and read-only tools, the
+#: system text (for the target: the skill) installed as the project instructions file it
+#: reads, as the skill would be used in practice.
+MODES = ("chat", "agent")
+
+
 class AgentCliBackend(Backend):
     """Base of the agent-CLI backends (not registered itself)."""
 
@@ -117,10 +124,15 @@ class AgentCliBackend(Backend):
     required_flags: ClassVar[tuple[str, ...]] = ()
     #: the flag through which the CLI constrains its reply to a JSON schema, if any
     schema_flag: ClassVar[str] = ""
+    #: agent mode: the project-instructions file the agent reads from its working directory
+    instructions_file: ClassVar[str] = ""
 
     def __init__(self, settings: BackendSettings):
         super().__init__(settings)
         self.model_name = settings.model or self.default_model
+        self.mode = str(settings.options.get("mode", "chat"))
+        if self.mode not in MODES:
+            raise ConfigError(f"{self.name}: model.{settings.role}.options.mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         self.env = scrubbed_env(self.auth_env + tuple(settings.options.get("env_passthrough", ()) or ()))
         self.binary = self._find_binary()
         self.cli = probe_cli(self.binary, self.help_args, self.env)
@@ -143,6 +155,10 @@ class AgentCliBackend(Backend):
         raise NotImplementedError
 
     # ------------------------------------------------------------ call
+
+    def instructions(self, system: str) -> dict[str, str]:
+        """Agent mode: the files that carry the system text into the workspace."""
+        return {self.instructions_file: system} if system else {}
 
     def has(self, flag: str) -> bool:
         return flag in self.cli.flags
@@ -180,7 +196,10 @@ class AgentCliBackend(Backend):
 
     def identity(self) -> dict[str, Any]:
         # The CLI version is part of the cache key: an updated agent may answer differently.
-        return {"backend": self.name, "model": self.model_name or "cli-default", "cli": self.cli.version}
+        found = {"backend": self.name, "model": self.model_name or "cli-default", "cli": self.cli.version}
+        if self.mode != "chat":
+            found["mode"] = self.mode
+        return found
 
     # ------------------------------------------------------------ helpers
 

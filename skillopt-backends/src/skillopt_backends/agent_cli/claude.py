@@ -1,8 +1,10 @@
 """``claude-cli``: Claude Code in print mode (``claude -p --output-format json``).
 
-Runs on the developer's Claude subscription (or ``ANTHROPIC_API_KEY``). Built-in tools
-and MCP servers are switched off and the default agent system prompt is replaced, so
-a call is a plain chat turn; sessions are not persisted, so these calls never show up
+Runs on the developer's Claude subscription (or ``ANTHROPIC_API_KEY``). In chat mode
+built-in tools and MCP servers are switched off and the default agent system prompt is
+replaced, so a call is a plain chat turn; in agent mode Claude Code keeps its own system
+prompt, gets read-only tools, and reads the system text (the skill) from ``CLAUDE.md``
+in its workspace. Either way sessions are not persisted, so these calls never show up
 in ``~/.claude/projects`` for ``skillopt sleep`` to harvest. JSON schemas go through
 ``--json-schema`` and come back in ``structured_output``. The cost Claude Code reports
 (``total_cost_usd``, notional on a subscription) is what budgets count.
@@ -20,6 +22,7 @@ from skillopt_backends.agent_cli.base import AgentCliBackend, with_instructions
 from skillopt_backends.agent_cli.output import as_int
 from skillopt_backends.agent_cli.process import WORKDIR, CliResult
 
+AGENT_TOOLS = "Read,Grep,Glob"
 DEFAULT_SYSTEM = "Answer the user's request directly and completely. Do not use tools."
 EFFORTS = {"none": "low", "minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "high", "max": "high"}
 
@@ -36,24 +39,26 @@ class ClaudeCliBackend(AgentCliBackend):
     login_help = "run `claude` once and log in with /login, or set ANTHROPIC_API_KEY"
     required_flags = ("--print", "--output-format")
     schema_flag = "--json-schema"
+    instructions_file = "CLAUDE.md"
 
     def command(self, request: CompletionRequest, system: str, prompt: str) -> tuple[list[str], dict[str, str], str]:
         args = ["-p", "--output-format", "json"]
         files: dict[str, str] = {}
         if self.model_name:
             args += ["--model", self.model_name]
-        system = system or DEFAULT_SYSTEM
-        if self.has("--system-prompt-file"):
-            files["system-prompt.md"] = system
+        if self.mode == "agent":
+            files.update(self.instructions(system))
+        elif self.has("--system-prompt-file"):
+            files["system-prompt.md"] = system or DEFAULT_SYSTEM
             args += ["--system-prompt-file", f"{WORKDIR}/system-prompt.md"]
         elif self.has("--system-prompt"):
-            args += ["--system-prompt", system]
+            args += ["--system-prompt", system or DEFAULT_SYSTEM]
         else:
             prompt = with_instructions(system, prompt)
         if request.json_schema is not None and self.native_schema(request.json_schema):
             args += ["--json-schema", json.dumps(request.json_schema, ensure_ascii=False)]
-        if self.has("--tools"):
-            args += ["--tools", ""]
+        if self.has("--tools"):  # chat: none; agent: read-only tools over its workspace
+            args += ["--tools", AGENT_TOOLS if self.mode == "agent" else ""]
         if self.has("--strict-mcp-config"):
             args.append("--strict-mcp-config")
         if self.has("--no-session-persistence"):

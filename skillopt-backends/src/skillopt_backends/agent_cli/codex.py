@@ -3,7 +3,8 @@
 Runs on the developer's ChatGPT plan (or ``OPENAI_API_KEY``) in a read-only sandbox
 inside a throwaway directory, without persisting a session. The reply is the last
 ``agent_message`` of the JSON-lines event stream and usage comes from
-``turn.completed``. Codex has no system-prompt flag, so system text leads the prompt.
+``turn.completed``. Codex has no system-prompt flag, so in chat mode system text leads
+the prompt; in agent mode it is the workspace's ``AGENTS.md``.
 JSON schemas that meet OpenAI's strict rules go through ``--output-schema``; others
 are asked for in the prompt and validated by the call pipeline.
 """
@@ -39,6 +40,7 @@ class CodexCliBackend(AgentCliBackend):
     help_args = ("exec", "--help")
     required_flags = ("--json",)
     schema_flag = "--output-schema"
+    instructions_file = "AGENTS.md"
 
     def native_schema(self, schema: dict[str, Any]) -> bool:
         return super().native_schema(schema) and strict_schema_ok(schema)
@@ -61,7 +63,10 @@ class CodexCliBackend(AgentCliBackend):
         if request.reasoning_effort and self.has("--config"):
             args += ["--config", f'model_reasoning_effort="{EFFORTS.get(request.reasoning_effort, "medium")}"']
         args.append("-")  # the prompt comes on stdin
-        prompt = with_instructions(system, prompt)
+        if self.mode == "agent":  # Codex reads AGENTS.md from its working directory
+            files.update(self.instructions(system))
+        else:
+            prompt = with_instructions(system, prompt)
         return args, files, prompt
 
     def parse(self, result: CliResult, request: CompletionRequest) -> Completion:

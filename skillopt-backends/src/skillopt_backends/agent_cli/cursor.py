@@ -1,7 +1,9 @@
 """``cursor-cli``: the Cursor agent headless (``cursor-agent -p --output-format json``).
 
-Runs on the developer's Cursor plan (or ``CURSOR_API_KEY``) in ask mode (read-only)
-inside a throwaway workspace. The Cursor CLI reports no token counts, so usage is
+Runs on the developer's Cursor plan (or ``CURSOR_API_KEY``) inside a throwaway
+workspace: in chat mode as Cursor's read-only ask mode with system text leading the
+prompt, in agent mode as the agent with the system text as an always-applied project
+rule (``.cursor/rules/skillopt.mdc``). The Cursor CLI reports no token counts, so usage is
 estimated at four characters a token: budgets still bite, and the estimate is said in
 the backend summary. Schemas are asked for in the prompt and validated by the call
 pipeline, which re-asks on a broken reply.
@@ -28,12 +30,13 @@ class CursorCliBackend(AgentCliBackend):
     install_help = "curl https://cursor.com/install -fsS | bash"
     login_help = "run `cursor-agent login`, or set CURSOR_API_KEY"
     required_flags = ("--print", "--output-format")
+    instructions_file = ".cursor/rules/skillopt.mdc"
 
     def command(self, request: CompletionRequest, system: str, prompt: str) -> tuple[list[str], dict[str, str], str]:
         args = ["-p", "--output-format", "json"]
         if self.model_name:
             args += ["--model", self.model_name]
-        if self.has("--mode"):
+        if self.has("--mode") and self.mode == "chat":
             args += ["--mode", "ask"]
         if self.has("--workspace"):
             args += ["--workspace", WORKDIR]
@@ -41,8 +44,15 @@ class CursorCliBackend(AgentCliBackend):
             args += ["--sandbox", "enabled"]
         if self.has("--trust"):
             args.append("--trust")
-        prompt = with_instructions(system, prompt)
-        return args, {}, prompt
+        if self.mode == "agent":
+            return args, self.instructions(system), prompt
+        return args, {}, with_instructions(system, prompt)
+
+    def instructions(self, system: str) -> dict[str, str]:
+        """A project rule that always applies (Cursor's ``.mdc`` front matter)."""
+        if not system:
+            return {}
+        return {self.instructions_file: f"---\ndescription: SkillOpt skill under test\nalwaysApply: true\n---\n{system}\n"}
 
     def parse(self, result: CliResult, request: CompletionRequest) -> Completion:
         found = self.result_object(result)

@@ -81,6 +81,7 @@ class ProcessGroups:
         workdir = Path(tempfile.mkdtemp(prefix="skillopt-agent-"))
         try:
             for name, text in (files or {}).items():
+                (workdir / name).parent.mkdir(parents=True, exist_ok=True)
                 (workdir / name).write_text(text, encoding="utf-8")
             return self._run_in(workdir, argv, stdin=stdin, env=env, timeout_s=timeout_s)
         finally:
