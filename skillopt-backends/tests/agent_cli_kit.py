@@ -11,7 +11,12 @@ from typing import Any
 import attrs
 
 FAKE = Path(__file__).parent / "agent_clis" / "fake_agent.py"
-COMMANDS = {"claude-cli": ("claude", "claude"), "codex-cli": ("codex", "codex"), "cursor-cli": ("cursor", "cursor-agent")}
+COMMANDS = {
+    "claude-cli": ("claude", "claude"),
+    "codex-cli": ("codex", "codex"),
+    "cursor-cli": ("cursor", "cursor-agent"),
+    "copilot-cli": ("copilot", "copilot"),
+}
 
 
 @attrs.define

@@ -54,7 +54,7 @@ def test_text_completion_and_contract(fake):
     assert completion.latency_s > 0
     check_backend_contract(fake.make())
     call = fake.calls()[0]
-    assert call["stdin"] == "Say hello."
+    assert call["prompt"] == "Say hello."
 
 
 def test_each_call_runs_in_its_own_temp_directory_that_is_removed(fake, tmp_path, monkeypatch):
@@ -73,7 +73,8 @@ def test_the_environment_is_scrubbed(fake, monkeypatch):
     monkeypatch.setenv("MY_PROXY_SETTING", "keep-me")
     fake.make(options={"env_passthrough": ["MY_PROXY_SETTING"]}).complete(CompletionRequest(messages=HELLO))
     env = fake.calls()[0]["env"]
-    assert "AWS_SECRET_ACCESS_KEY" not in env and "GITHUB_TOKEN" not in env
+    assert "AWS_SECRET_ACCESS_KEY" not in env
+    assert ("GITHUB_TOKEN" in env) == (fake.backend == "copilot-cli")  # Copilot may log in with it
     assert env["MY_PROXY_SETTING"] == "keep-me" and env["PATH"] == os.environ["PATH"]
     # each CLI gets only its own provider's key, for API-key login
     assert ("ANTHROPIC_API_KEY" in env) == (fake.backend == "claude-cli")
@@ -93,11 +94,11 @@ def test_command_lines_are_what_each_cli_documents(fake):
         assert argv[argv.index("--tools") + 1] == ""  # no built-in tools
         assert "--no-session-persistence" in argv and "--strict-mcp-config" in argv
         assert argv[argv.index("--effort") + 1] == "high"
-        assert call["system"] == "You are terse." and call["stdin"] == "Say hello."
+        assert call["system"] == "You are terse." and call["prompt"] == "Say hello."
         assert "system-prompt.md" in call["files"]
     else:
-        assert call["stdin"].startswith("<instructions>\nYou are terse.\n</instructions>")
-        assert call["stdin"].endswith("Say hello.")
+        assert call["prompt"].startswith("<instructions>\nYou are terse.\n</instructions>")
+        assert call["prompt"].endswith("Say hello.")
     if fake.backend == "codex-cli":
         assert argv[argv.index("--sandbox") + 1] == "read-only" and argv[-1] == "-"
         assert {"--json", "--skip-git-repo-check", "--ephemeral"} <= set(argv)
@@ -105,6 +106,10 @@ def test_command_lines_are_what_each_cli_documents(fake):
     if fake.backend == "cursor-cli":
         assert argv[argv.index("--mode") + 1] == "ask"
         assert argv[argv.index("--workspace") + 1] == call["cwd"]
+    if fake.backend == "copilot-cli":
+        assert argv[0] == "-p" and argv[1] == call["prompt"]
+        assert {"--no-custom-instructions", "--disable-builtin-mcps"} <= set(argv) and "--allow-all-tools" not in argv
+        assert argv[argv.index("--stream") + 1] == "off" and argv[argv.index("--effort") + 1] == "high"
 
 
 def test_a_conversation_becomes_one_transcript_prompt(fake):
@@ -114,7 +119,7 @@ def test_a_conversation_becomes_one_transcript_prompt(fake):
         Message(role="user", content="Double it."),
     )
     fake.make().complete(CompletionRequest(messages=messages))
-    prompt = fake.calls()[0]["stdin"]
+    prompt = fake.calls()[0]["prompt"]
     assert prompt.index("<user>\nPick a number.") < prompt.index("<assistant>\n7") < prompt.index("<user>\nDouble it.")
 
 
@@ -127,8 +132,8 @@ def test_structured_output_through_the_pipeline(fake):
         assert json.loads(call["argv"][call["argv"].index("--json-schema") + 1]) == STRICT
     elif fake.backend == "codex-cli":
         assert "reply-schema.json" in call["files"] and call["schema"] == STRICT
-    else:  # Cursor has no schema option: the prompt asks for it
-        assert "It must match this JSON schema" in call["stdin"]
+    else:  # Cursor and Copilot have no schema option: the prompt asks for it
+        assert "It must match this JSON schema" in call["prompt"]
 
 
 def test_codex_sends_only_strict_schemas_natively(tmp_path):
@@ -136,7 +141,7 @@ def test_codex_sends_only_strict_schemas_natively(tmp_path):
     client_for(fake.make(), role="optimizer").complete(CompletionRequest(messages=HELLO, json_schema=SCHEMA))
     call = fake.calls()[0]
     assert "--output-schema" not in call["argv"]
-    assert "It must match this JSON schema" in call["stdin"]
+    assert "It must match this JSON schema" in call["prompt"]
 
 
 def test_a_broken_json_reply_is_re_asked_then_counted_as_a_failure(fake):
@@ -279,6 +284,15 @@ def test_the_binary_can_come_from_its_env_var(monkeypatch, tmp_path):
     assert backend.identity()["cli"] == "codex-cli 0.58.0"
 
 
+def test_copilot_refuses_a_prompt_longer_than_one_argument_may_be(tmp_path):
+    from skillopt.errors import BadRequestError
+
+    fake = install_fake("copilot-cli", tmp_path)
+    with pytest.raises(BadRequestError, match="command-line argument"):
+        fake.make().complete(CompletionRequest(messages=(Message(role="user", content="x" * 140_000),)))
+    assert fake.calls() == []
+
+
 def test_claude_reports_cost_and_the_answering_model(tmp_path):
     fake = install_fake("claude-cli", tmp_path)
     completion = fake.make().complete(CompletionRequest(messages=HELLO))
@@ -293,15 +307,18 @@ def test_agent_mode_installs_the_skill_where_each_agent_reads_it(fake):
     backend = fake.make(options={"mode": "agent"})
     backend.complete(request)
     call = fake.calls()[0]
-    where = {"claude-cli": "CLAUDE.md", "codex-cli": "AGENTS.md", "cursor-cli": ".cursor/rules/skillopt.mdc"}[fake.backend]
+    where = {"claude-cli": "CLAUDE.md", "codex-cli": "AGENTS.md", "cursor-cli": ".cursor/rules/skillopt.mdc",
+             "copilot-cli": ".github/copilot-instructions.md"}[fake.backend]
     assert skill in call["instructions"][where]
-    assert call["stdin"] == "Say hello."  # the skill is not pasted into the prompt
+    assert call["prompt"] == "Say hello."  # the skill is not pasted into the prompt
     argv = call["argv"]
     if fake.backend == "claude-cli":
         assert "--system-prompt-file" not in argv and "--system-prompt" not in argv  # Claude Code keeps its own
         assert argv[argv.index("--tools") + 1] == "Read,Grep,Glob"
     if fake.backend == "cursor-cli":
         assert "--mode" not in argv and call["instructions"][where].startswith("---\ndescription:")
+    if fake.backend == "copilot-cli":
+        assert "--no-custom-instructions" not in argv  # so it reads the instructions file
     assert backend.identity()["mode"] == "agent" and "mode" not in fake.make().identity()  # separate cache entries
 
 

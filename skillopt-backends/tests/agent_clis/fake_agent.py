@@ -20,8 +20,8 @@ import sys
 import time
 from pathlib import Path
 
-VERSIONS = {"claude": "2.0.31 (Claude Code)", "codex": "codex-cli 0.58.0", "cursor": "2025.11.25-4a1c0f2"}
-MODELS = {"claude": "claude-sonnet-4-5-20250929", "codex": "gpt-5-codex", "cursor": "auto"}
+VERSIONS = {"claude": "2.0.31 (Claude Code)", "codex": "codex-cli 0.58.0", "cursor": "2025.11.25-4a1c0f2", "copilot": "1.0.36"}
+MODELS = {"claude": "claude-sonnet-4-5-20250929", "codex": "gpt-5-codex", "cursor": "auto", "copilot": "claude-sonnet-4.5"}
 # option -> takes a value?
 OPTIONS = {
     "claude": {
@@ -36,6 +36,10 @@ OPTIONS = {
     "cursor": {
         "-p": False, "--print": False, "--output-format": True, "--model": True, "--mode": True,
         "--workspace": True, "--sandbox": True, "--trust": False,
+    },
+    "copilot": {
+        "-p": True, "--prompt": True, "--output-format": True, "--model": True, "--stream": True,
+        "--no-custom-instructions": False, "--disable-builtin-mcps": False, "--effort": True, "--allow-all-tools": False,
     },
 }
 FAILURES = {
@@ -59,6 +63,13 @@ FAILURES = {
         "overloaded": "Error: Request failed with status 503: service overloaded",
         "context": "Error: The prompt is too long for the model's context window",
         "usage_limit": "Error: You've hit your usage limit for this billing period",
+    },
+    "copilot": {
+        "auth": "No authentication information found. Please run /login or set COPILOT_GITHUB_TOKEN.",
+        "rate": "Request failed: 429 Too Many Requests (rate limit exceeded)",
+        "overloaded": "Request failed: 503 Service Unavailable",
+        "context": "prompt token count exceeds the limit: the context window of this model is full",
+        "usage_limit": "You have exceeded your monthly quota of premium requests (usage limit reached)",
     },
 }
 
@@ -89,7 +100,8 @@ def record(state: Path, entry: dict) -> None:
 def instruction_files() -> dict[str, str]:
     """What each agent reads as project instructions from its working directory."""
     found = {}
-    for path in [Path("CLAUDE.md"), Path("AGENTS.md"), *sorted(Path(".cursor/rules").glob("*.mdc"))]:
+    paths = [Path("CLAUDE.md"), Path("AGENTS.md"), Path(".github/copilot-instructions.md"), *sorted(Path(".cursor/rules").glob("*.mdc"))]
+    for path in paths:
         if path.is_file():
             found[str(path)] = path.read_text()
     return found
@@ -186,6 +198,18 @@ def emit_success(flavor: str, text: str, data, prompt: str, opts: dict) -> None:
             {"type": "turn.completed", "usage": {"input_tokens": tokens_in, "cached_input_tokens": 3, "output_tokens": tokens_out}},
         ]
         print("\n".join(json.dumps(e) for e in events))
+    elif flavor == "copilot":
+        def event(kind: str, data: dict, n: int) -> str:
+            return json.dumps({"type": kind, "data": data, "id": f"evt-{n:03d}", "timestamp": "2026-11-29T10:00:00.000Z",
+                               "parentId": f"evt-{n - 1:03d}" if n else None})
+        print("\n".join([
+            event("session.start", {"sessionId": "5e1f", "copilotVersion": VERSIONS[flavor], "selectedModel": model}, 0),
+            event("user.message", {"content": prompt[:200], "attachments": []}, 1),
+            event("assistant.turn_start", {"turnId": "0"}, 2),
+            event("assistant.message", {"messageId": "msg-1", "content": text, "toolRequests": [], "outputTokens": tokens_out}, 3),
+            event("assistant.turn_end", {"turnId": "0"}, 4),
+            json.dumps({"type": "result", "sessionId": "5e1f", "exitCode": 0}),
+        ]))
     else:
         print(json.dumps({
             "type": "result", "subtype": "success", "is_error": False, "duration_ms": 1403, "duration_api_ms": 1403,
@@ -201,6 +225,8 @@ def emit_failure(flavor: str, kind: str) -> int:
     if flavor == "claude":
         print(json.dumps({"type": "result", "subtype": "success", "is_error": True, "duration_ms": 120, "num_turns": 1,
                           "result": message, "session_id": "x", "total_cost_usd": 0, "usage": {}}))
+    elif flavor == "copilot":
+        print(json.dumps({"type": "session.error", "data": {"errorType": kind, "message": message}}))
     elif flavor == "codex":
         print(json.dumps({"type": "thread.started", "thread_id": "t"}))
         print(json.dumps({"type": "turn.started"}))
@@ -228,7 +254,7 @@ def main() -> int:
     if flavor == "codex" and opts.get("--sandbox", ["read-only"])[-1] not in ("read-only", "workspace-write", "danger-full-access"):
         print("error: invalid value for '--sandbox'", file=sys.stderr)
         return 2
-    prompt = sys.stdin.read()
+    prompt = opts["-p"][-1] if flavor == "copilot" else sys.stdin.read()
     system = ""
     if "--system-prompt-file" in opts:
         system = Path(opts["--system-prompt-file"][-1]).read_text()
@@ -237,7 +263,7 @@ def main() -> int:
     schema = schema_in(flavor, opts, system + "\n" + prompt)
     action = next_action(state)
     record(state, {
-        "argv": args, "stdin": prompt, "system": system, "cwd": os.getcwd(), "env": dict(os.environ),
+        "argv": args, "prompt": prompt, "system": system, "cwd": os.getcwd(), "env": dict(os.environ),
         "files": sorted(str(p) for p in Path(".").rglob("*") if p.is_file()), "schema": schema, "action": action,
         "pid": os.getpid(), "instructions": instruction_files(),
     })

@@ -1,0 +1,97 @@
+"""``copilot-cli``: GitHub Copilot CLI in programmatic mode (``copilot -p … --output-format json``).
+
+Runs on the developer's Copilot plan with no provider key. The output is the CLI's
+session-event stream, one JSON object a line; the reply is the ``assistant.message``
+events' content. In chat mode the user's custom instructions and the built-in MCP
+servers are switched off and no tool is allowed; in agent mode the system text (the
+skill) is the workspace's ``.github/copilot-instructions.md``, which the CLI reads. The
+prompt travels as the ``-p`` argument (the CLI takes no prompt file), so one prompt is
+capped by the OS argument limit. The CLI reports output tokens at most, so input tokens
+are estimated at four characters a token; calls are unpriced (a plan, not per token).
+"""
+
+from __future__ import annotations
+
+from skillopt.errors import BadRequestError
+from skillopt.hookspecs import hookimpl
+from skillopt.records import Completion, CompletionRequest, Usage
+
+from skillopt_backends.agent_cli.base import AgentCliBackend, with_instructions
+from skillopt_backends.agent_cli.output import as_int, json_lines
+from skillopt_backends.agent_cli.process import CliResult
+from skillopt_backends.openai_chat import estimate_tokens
+
+#: Linux refuses a single argument longer than this (MAX_ARG_STRLEN)
+MAX_PROMPT_BYTES = 128 * 1024 - 1
+EFFORTS = {"none": "low", "minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "xhigh"}
+
+
+class CopilotCliBackend(AgentCliBackend):
+    """GitHub Copilot CLI (Copilot login or a GitHub token)."""
+
+    name = "copilot-cli"
+    summary = "GitHub Copilot CLI (`copilot -p`): a Copilot plan; reports no input tokens, so usage is estimated"
+    binary_names = ("copilot",)
+    path_env = "SKILLOPT_COPILOT_BIN"
+    auth_env = ("COPILOT_GITHUB_TOKEN", "GH_TOKEN", "GITHUB_TOKEN", "COPILOT_HOME")
+    install_help = "npm install -g @github/copilot"
+    login_help = "run `copilot` and /login, or set COPILOT_GITHUB_TOKEN"
+    required_flags = ("-p", "--output-format")
+    instructions_file = ".github/copilot-instructions.md"
+
+    def command(self, request: CompletionRequest, system: str, prompt: str) -> tuple[list[str], dict[str, str], str]:
+        files: dict[str, str] = {}
+        if self.mode == "agent":
+            files.update(self.instructions(system))
+        else:
+            prompt = with_instructions(system, prompt)
+        if len(prompt.encode("utf-8")) > MAX_PROMPT_BYTES:
+            raise BadRequestError(
+                f"{self.where()}: the prompt is {len(prompt.encode('utf-8'))} bytes; the Copilot CLI takes it as one "
+                f"command-line argument, which the OS caps at {MAX_PROMPT_BYTES} bytes",
+                backend=self.name,
+            )
+        args = ["-p", prompt, "--output-format", "json"]
+        if self.model_name:
+            args += ["--model", self.model_name]
+        if self.has("--stream"):
+            args += ["--stream", "off"]
+        if self.mode == "chat" and self.has("--no-custom-instructions"):
+            args.append("--no-custom-instructions")
+        if self.has("--disable-builtin-mcps"):
+            args.append("--disable-builtin-mcps")
+        if request.reasoning_effort and self.has("--effort"):
+            args += ["--effort", EFFORTS.get(request.reasoning_effort, "medium")]
+        return args, files, ""
+
+    def parse(self, result: CliResult, request: CompletionRequest) -> Completion:
+        parts: list[str] = []
+        output_tokens = 0
+        errors: list[str] = []
+        for event in json_lines(result.stdout):
+            kind, data = event.get("type"), event.get("data") or {}
+            if kind == "assistant.message" and data.get("content"):
+                parts.append(str(data["content"]))
+                output_tokens += as_int(data.get("outputTokens"))
+            elif kind in ("session.error", "error"):
+                errors.append(str(data.get("message") or event.get("message") or kind))
+        if errors or result.returncode != 0:
+            raise self.failure(" | ".join(errors) or result.stderr or result.stdout, exit_code=result.returncode)
+        if not parts:
+            raise self.malformed("no assistant.message in the event stream")
+        text = "\n".join(parts)
+        prompt_chars = sum(len(m.content) for m in request.messages)
+        usage = Usage(prompt_tokens=max(1, prompt_chars // 4), completion_tokens=output_tokens or estimate_tokens(text))
+        return Completion(
+            text=text,
+            usage=usage,
+            cost_usd=None,
+            latency_s=result.elapsed_s,
+            model=self.model_name or "copilot-cli-default",
+            finish_reason="stop",
+        )
+
+
+@hookimpl
+def skillopt_register_backends(register):
+    register(CopilotCliBackend, aliases=("copilot",))
