@@ -1,0 +1,42 @@
+"""A night whose model is the developer's own coding agent, through the ``claude-cli``
+backend, against the stand-in Claude Code program of skillopt-backends' tests (it
+parses options as the real CLI does and prints its output format; it is not a model:
+it answers schema requests with the smallest valid object)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("skillopt_backends")
+sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "skillopt-backends" / "tests"))
+
+from agent_cli_kit import install_fake  # noqa: E402
+from skillopt_sleep.sentinel import SENTINEL  # noqa: E402
+
+
+@pytest.mark.parametrize("mode", ["chat", "agent"])
+def test_a_night_replays_through_the_agent_cli_and_sends_it_no_secret(
+    fixture_home, run_cli, skillopt_home, planted_secrets, tmp_path, mode
+):
+    _home, project = fixture_home
+    fake = install_fake("claude-cli", tmp_path / "cli")
+    res = run_cli(
+        "sleep", "dry-run", "--project", str(project), "--source", "auto", "--lookback-hours", "0",
+        "--backend", "claude-cli", "--backend-option", f"path={fake.executable}", "--backend-option", f"mode={mode}",
+        "--min-val", "1", "--json",
+    )  # fmt: skip
+    assert res.exit_code == 0, res.output
+    calls = fake.calls()
+    assert len(calls) >= 3, "the night made (almost) no model call"
+    # every prompt carries the self-replay sentinel, so a later harvest skips these sessions
+    seen = [c["prompt"] + c["system"] + "".join(c["instructions"].values()) for c in calls]
+    assert all(SENTINEL in text for text in seen)
+    assert all("--no-session-persistence" in c["argv"] for c in calls)
+    # redaction happened at ingestion: nothing planted in the transcripts reached the agent
+    blob = json.dumps(calls)
+    assert not [s for s in planted_secrets if s in blob]
+    assert all(Path(c["cwd"]) != project for c in calls)  # never run in the developer's checkout
