@@ -162,3 +162,17 @@ def test_a_run_nobody_is_writing_is_shown_as_interrupted(tmp_path):
     os.utime(run / "runtime_state.json", (old, old))
     row = runs.RunIndex([tmp_path]).listing()[0]
     assert row["status"] == "interrupted" and row["steps_done"] == 2
+
+
+def test_the_runs_command_lists_shows_and_diffs(run_cli, run_root):
+    listed = run_cli("runs", "--runs-dir", str(run_root), "--json")
+    assert listed.exit_code == 0, listed.output
+    assert [r["id"] for r in json.loads(listed.stdout)] == ["toy-run"]
+    shown = run_cli("runs", "show", "toy-run", "--runs-dir", str(run_root), "--json")
+    history = json.loads((run_root / "toy-run" / "history.json").read_text())
+    assert [h["step"] for h in json.loads(shown.stdout)["history"]] == [h["step"] for h in history]
+    diffed = run_cli("runs", "diff", str(run_root / "toy-run"), "0", "best")  # a path works too
+    assert diffed.exit_code == 0 and diffed.stdout.startswith("--- skill 0\n+++ skill best")
+    assert any(line.startswith("+") and not line.startswith("+++") for line in diffed.stdout.splitlines())
+    missing = run_cli("runs", "show", "nope", "--runs-dir", str(run_root))
+    assert missing.exit_code == 2 and "skillopt runs" in missing.output

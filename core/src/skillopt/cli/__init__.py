@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from skillopt.cli import check_cmd, config_cmd, keys_cmd, listing, run_cmd, ui_cmd
+from skillopt.cli import check_cmd, config_cmd, keys_cmd, listing, run_cmd, runs_cmd, ui_cmd
 
 app = typer.Typer(
     name="skillopt",
@@ -30,6 +30,7 @@ app.command("plugins")(listing.plugins)
 app.command("ui")(ui_cmd.ui)
 app.add_typer(config_cmd.app, name="config")
 app.add_typer(keys_cmd.app, name="keys")
+app.add_typer(runs_cmd.app, name="runs")
 
 _plugins_attached = False
 

@@ -1,0 +1,115 @@
+"""``skillopt runs``: the dashboard's view of run directories, in the terminal."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from skillopt.cli.output import fail, print_json
+
+app = typer.Typer(help="List runs, show one, diff its skill versions.", no_args_is_help=False, invoke_without_command=True)
+
+RunsDirOpt = Annotated[list[Path] | None, typer.Option("--runs-dir", help="Folder of run directories (repeatable). Default: the user data dir's runs.")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output on stdout.")]
+RunArg = Annotated[str, typer.Argument(help="Run id (its directory name, as `skillopt runs` lists it) or a run directory path.")]
+
+
+def _index(runs_dir: list[Path] | None):
+    from skillopt import paths
+    from skillopt.ui.runs import RunIndex
+
+    return RunIndex(list(runs_dir or []) or [paths.data_dir() / "runs"])
+
+
+def _resolve(run: str, runs_dir: list[Path] | None) -> tuple[str, Path]:
+    from skillopt.ui.runs import is_run_dir
+
+    as_path = Path(run).expanduser()
+    if is_run_dir(as_path):
+        return as_path.name, as_path
+    found = _index(runs_dir).get(run)
+    if found is None:
+        raise fail(f"no run named {run!r}; `skillopt runs` lists them (or pass the run directory's path)")
+    return run, found
+
+
+def _num(value) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+@app.callback()
+def runs(ctx: typer.Context, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> None:
+    """List runs, newest first: status, steps, val and test scores, cost."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from rich.table import Table
+
+    from skillopt.cli.output import stderr_console
+
+    rows = _index(runs_dir).listing()
+    if as_json:
+        print_json(rows)
+        return
+    table = Table(title=f"{len(rows)} runs")
+    for column in ("run", "env", "status", "steps", "val base → best", "test init → best", "cost"):
+        table.add_column(column)
+    for r in rows:
+        steps = f"{r['steps_done'] or 0}" + (f"/{r['steps_planned']}" if r["steps_planned"] else "")
+        cost = "–" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}"
+        table.add_row(r["id"], r["env"], r["status"], steps, f"{_num(r['baseline_val'])} → {_num(r['best_val'])}",
+                      f"{_num(r['test_initial'])} → {_num(r['test_best'])}", cost)
+    stderr_console().print(table)
+
+
+@app.command("show")
+def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> None:
+    """One run: overview and each step's decision."""
+    from rich.table import Table
+
+    from skillopt.cli.output import stderr_console
+    from skillopt.ui.runs import detail
+
+    run_id, path = _resolve(run, runs_dir)
+    data = detail(run_id, path)
+    if as_json:
+        print_json(data)
+        return
+    o = data["overview"]
+    console = stderr_console()
+    console.print(f"[bold]{run_id}[/bold]  {o['env']}  {o['status']}  {path}", soft_wrap=True)
+    table = Table()
+    for column in ("step", "epoch", "action", "edits", "B", "train", "cand val", "current", "tokens", "cost"):
+        table.add_column(column)
+    for s in data["history"]:
+        table.add_row(
+            str(s.get("step")), str(s.get("epoch")), str(s.get("action")),
+            f"{s.get('n_edits_applied', 0)}/{s.get('n_edits_proposed', 0)}", str(s.get("edit_budget", "–")),
+            _num(s.get("rollout_hard")), _num(s.get("candidate_gate_score")), _num(s.get("current_score")),
+            str((s.get("prompt_tokens") or 0) + (s.get("completion_tokens") or 0)),
+            "–" if s.get("cost_usd") is None else f"${s['cost_usd']:.4f}",
+        )
+    console.print(table)
+
+
+@app.command("diff")
+def diff(
+    run: RunArg,
+    a: Annotated[str, typer.Argument(help="Skill version number, or 'best'.")] = "0",
+    b: Annotated[str, typer.Argument(help="Skill version number, or 'best'.")] = "best",
+    runs_dir: RunsDirOpt = None,
+) -> None:
+    """Unified diff between two skill versions of a run (default: the initial and the best)."""
+    import sys
+
+    from skillopt.ui.runs import skill_diff
+
+    _, path = _resolve(run, runs_dir)
+    versions = [v if v == "best" else (int(v) if v.isdigit() else None) for v in (a, b)]
+    if None in versions:
+        raise fail("skill versions are numbers (as in skills/skill_vNNNN.md) or 'best'")
+    found = skill_diff(path, versions[0], versions[1])
+    if found is None:
+        raise fail(f"no such skill version in {path}: {a} or {b}")
+    sys.stdout.write((found["diff"] or "(identical)") + "\n")
