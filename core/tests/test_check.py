@@ -20,18 +20,22 @@ def test_everything_ready_passes_and_probes_the_model_once(run_cli, toy_register
     checks = {c["name"]: c for c in json.loads(result.stdout)}
     assert list(checks) == [
         "config", "env data", "target backend", "target text call", "target structured call",
-        "optimizer backend", "optimizer text call", "optimizer structured call",
+        "optimizer backend", "optimizer text call", "optimizer structured call", "estimate",
     ]
     assert all(c["ok"] for c in checks.values())
     assert checks["env data"]["facts"]["items"]["val"] > 0
     assert checks["target structured call"]["facts"]["parsed"] == {"ok": False, "word": ""}  # the smallest valid reply
     assert "same as target" in checks["optimizer text call"]["detail"]
+    estimate = checks["estimate"]["facts"]
+    assert estimate["steps"] >= 1 and estimate["target_calls"]["rollout"] > 0
+    assert estimate["prompt_cost_usd"] == {"target": 0.0, "optimizer": 0.0}  # the scripted stand-in is free
+    assert "≈ $0.00 for prompts" in checks["estimate"]["detail"]
 
 
 def test_no_call_checks_without_calling(run_cli, toy_registered):  # noqa: F811
     result = run_cli(*BASE, "--no-call")
     assert result.exit_code == 0
-    assert names(result) == ["config", "env data", "target backend", "optimizer backend"]
+    assert names(result) == ["config", "env data", "target backend", "optimizer backend", "estimate"]
 
 
 def test_a_config_typo_fails_the_first_check_by_name(run_cli, toy_registered):  # noqa: F811

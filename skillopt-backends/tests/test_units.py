@@ -149,3 +149,15 @@ def test_status_mapping():
     assert "options.structured=json_object" in str(
         from_status(500, ctx=CTX, message="1 validation error: ('body', 'response_format', 'type') Input should be 'text'")
     )
+
+
+def test_list_price_is_the_price_table_for_estimates(make_openai, make_anthropic):
+    from skillopt.records import Usage
+    from skillopt_backends import prices
+
+    usage = Usage(prompt_tokens=1_000_000, completion_tokens=0)
+    openai = make_openai(model="gpt-4o-mini")
+    assert openai.list_price(usage) == pytest.approx(prices.cost_usd("gpt-4o-mini", usage)) and openai.list_price(usage) > 0
+    anthropic = make_anthropic()
+    assert anthropic.list_price(usage) == pytest.approx(prices.cost_usd(anthropic.model_name, usage))
+    assert make_openai(model="my-own-finetune").list_price(usage) is None  # unknown: never guessed

@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import attrs
 
-from skillopt.records import Completion, CompletionRequest
+from skillopt.records import Completion, CompletionRequest, Usage
 
 
 @attrs.frozen(kw_only=True)
@@ -62,6 +62,13 @@ class Backend(abc.ABC):
         """What distinguishes this backend's answers (the cache key); never secrets."""
         s = self.settings
         return {"backend": self.name, "model": s.model, "base_url": s.base_url, "api_version": s.api_version}
+
+    def list_price(self, usage: Usage) -> float | None:
+        """USD this usage would cost at the model's list price, or None when unknown.
+
+        Used for estimates before a run (``skillopt check``); a call's actual cost is the
+        completion's ``cost_usd``."""
+        return None
 
     def close(self) -> None:
         """Release connections or loaded weights."""

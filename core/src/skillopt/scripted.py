@@ -104,6 +104,9 @@ class ScriptedBackend(Backend):
             finish_reason="stop",
         )
 
+    def list_price(self, usage: Usage) -> float:
+        return 0.0  # not a model: free
+
     def stages(self) -> list[str]:
         with self._lock:
             return [r.stage for r in self.requests]

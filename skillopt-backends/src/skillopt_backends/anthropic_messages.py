@@ -181,6 +181,9 @@ class AnthropicBackend(Backend):
             finish_reason=_STOP.get(stop, str(stop)),
         )
 
+    def list_price(self, usage: Usage) -> float | None:
+        return prices.cost_usd(self.model_name, usage)
+
     # ------------------------------------------------------------ helpers
 
     def _get_client(self) -> Any:

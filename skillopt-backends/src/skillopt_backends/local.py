@@ -165,6 +165,9 @@ class LocalBackend(Backend):
             raise ConfigError(f"model.{settings.role}.options.max_string_chars must be an integer") from None
         self._closed = threading.Event()
 
+    def list_price(self, usage) -> float:
+        return 0.0  # runs on this machine
+
     def identity(self) -> dict:
         stat = self.path.stat()
         data = {"backend": self.name, "model": self.path.name, "size": stat.st_size, "n_ctx": self.n_ctx}

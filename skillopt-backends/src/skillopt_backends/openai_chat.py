@@ -80,6 +80,9 @@ class OpenAIChatBackend(Backend):
         """USD for one answer; None when unknown."""
         return None
 
+    def list_price(self, usage: Usage) -> float | None:
+        return self.price(self.model_name, usage)
+
     # ------------------------------------------------------------ contract
 
     def identity(self) -> dict[str, Any]:

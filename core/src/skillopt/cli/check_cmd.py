@@ -7,8 +7,8 @@ from typing import Annotated
 import typer
 
 from skillopt.cli.options import (
-    BackendOpt, BaseUrlOpt, ConfigOpt, EnvOpt, JsonOpt, ModelOpt, OptBackendOpt, OptModelOpt, PresetOpt, SetOpt,
-    TgtBackendOpt, TgtModelOpt, flag_values,
+    BackendOpt, BaseUrlOpt, ConfigOpt, EnvOpt, JsonOpt, LimitOpt, MaxCostOpt, ModelOpt, OptBackendOpt, OptModelOpt,
+    PresetOpt, SetOpt, TgtBackendOpt, TgtModelOpt, flag_values,
 )
 from skillopt.cli.output import print_json
 
@@ -27,10 +27,12 @@ def check(
     target_model: TgtModelOpt = None,
     base_url: BaseUrlOpt = None,
     preset: PresetOpt = None,
+    limit: LimitOpt = None,
+    max_cost: MaxCostOpt = None,
     no_call: NoCallOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
-    """Preflight: config, env data, each role's backend, and one tiny text and JSON call per model."""
+    """Preflight: config, env data, each role's backend, one tiny text and JSON call per model, and what the run will spend."""
     import attrs
     from rich.table import Table
 

@@ -73,16 +73,53 @@ def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], ca
         return ", ".join(f"{s} {n}" for s, n in sizes.items()) + f"; initial skill {len(skill)} chars", {"items": sizes}
 
     checks.append(_timed("env data", env_data))
-    checks.extend(_backend_checks(cfg, call=call))
+    backend_checks, backends = _backend_checks(cfg, call=call)
+    checks.extend(backend_checks)
+    if checks[1].ok:
+        checks.append(_timed("estimate", lambda: _estimate(cfg, env_cls, backends)))
     return checks
 
 
-def _backend_checks(cfg, *, call: bool) -> list[Check]:
+def _estimate(cfg, env_cls, backends: dict[str, Any]):
+    from skillopt.engine.estimate import estimate
+    from skillopt.engine.models import make_pricer
+
+    configured = make_pricer(cfg)
+    pricers: dict[str, Any] = {}
+    for role, backend in backends.items():
+        model = backend.identity().get("model", "")
+        pricers[role] = (lambda u, m=model: configured(m, u)) if configured and model else backend.list_price
+    env = env_cls(cfg.env)
+    try:
+        found = estimate(cfg, env, pricers=pricers)
+    finally:
+        env.close()
+    prompts = found.target_prompt_tokens + found.optimizer_prompt_tokens
+    replies = found.target_completion_tokens_max + found.optimizer_completion_tokens_max
+    prompt_cost, reply_cost = found.prompt_cost_usd, found.reply_cost_usd_max
+    if all(c is not None for c in [*prompt_cost.values(), *reply_cost.values()]):
+        floor, ceiling = sum(prompt_cost.values()), sum(prompt_cost.values()) + sum(reply_cost.values())
+        money = f"≈ ${floor:,.2f} for prompts, ≤ ${ceiling:,.2f} if every reply hit its cap"
+        budget = cfg.budget.max_cost_usd
+        if budget is not None and floor > budget:
+            money += f" (prompts alone exceed --max-cost {budget:g}: the run will stop at the budget, resumable)"
+    else:
+        money = "cost unknown for the " + " and ".join(r for r, c in prompt_cost.items() if c is None) + " model"
+    target, optimizer = sum(found.target_calls.values()), sum(found.optimizer_calls.values())
+    detail = (
+        f"{found.steps} steps: ≤ {target:,} target + {optimizer:,} optimizer calls ({found.calls_per_rollout} per "
+        f"rollout); prompts ≈ {prompts / 1e6:.2f}M tokens, replies ≤ {replies / 1e6:.2f}M; {money}"
+    )
+    return detail, attrs.asdict(found)
+
+
+def _backend_checks(cfg, *, call: bool) -> tuple[list[Check], dict[str, Any]]:
     from skillopt.calls import Ledger, ModelClient, RetryPolicy
     from skillopt.engine.models import backend_name, role_settings
     from skillopt.registry import get
 
     checks: list[Check] = []
+    backends: dict[str, Any] = {}
     probed: dict[str, list[Check]] = {}
     for role in ("target", "optimizer"):
         built: dict[str, Any] = {}
@@ -98,9 +135,11 @@ def _backend_checks(cfg, *, call: bool) -> list[Check]:
 
         check = _timed(f"{role} backend", build)
         checks.append(check)
-        if not check.ok or not call:
+        if not check.ok:
             continue
-        backend = built["backend"]
+        backend = backends[role] = built["backend"]
+        if not call:
+            continue
         key = repr(sorted(backend.identity().items()))
         if key in probed:  # both roles on one endpoint and model: probe it once
             checks.extend(attrs.evolve(c, name=f"{role} {c.name.split(' ', 1)[1]}", detail=c.detail + " (same as target)") for c in probed[key])
@@ -113,7 +152,7 @@ def _backend_checks(cfg, *, call: bool) -> list[Check]:
         finally:
             client.close()
         checks.extend(probed[key])
-    return checks
+    return checks, backends
 
 
 def _text_probe(client, role: str) -> Check:
