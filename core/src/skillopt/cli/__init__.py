@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from skillopt.cli import check_cmd, config_cmd, keys_cmd, listing, run_cmd, runs_cmd, ui_cmd
+from skillopt.cli import check_cmd, config_cmd, export_cmd, keys_cmd, listing, run_cmd, runs_cmd, ui_cmd
 
 app = typer.Typer(
     name="skillopt",
@@ -24,6 +24,7 @@ app = typer.Typer(
 app.command("run")(run_cmd.run)
 app.command("eval")(run_cmd.eval_)
 app.command("check")(check_cmd.check)
+app.command("export")(export_cmd.export)
 app.command("envs")(listing.envs)
 app.command("backends")(listing.backends)
 app.command("plugins")(listing.plugins)

@@ -1,0 +1,63 @@
+"""``skillopt export``: install a trained skill where coding agents read skills."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from skillopt.cli.output import fail, print_json
+
+SourceArg = Annotated[str, typer.Argument(help="A run (id as `skillopt runs` lists it, or its directory: exports best_skill.md) or a skill .md file.")]
+ToOpt = Annotated[list[str], typer.Option("--to", help="agents, claude-code, codex, cursor or copilot (repeatable).")]
+ProjectOpt = Annotated[Path | None, typer.Option("--project", help="Install into this project; without it, the user-level skills folder.")]
+NameOpt = Annotated[str | None, typer.Option("--name", help="Skill name: lowercase letters, digits, hyphens (default: from the env or file).")]
+DescOpt = Annotated[str | None, typer.Option("--description", help="When the agent should use it (default: the skill's first line).")]
+ForceOpt = Annotated[bool, typer.Option("--force", help="Replace an existing different file (kept as a .bak- backup).")]
+JsonOpt = Annotated[bool, typer.Option("--json", help="Print what was written as JSON.")]
+
+
+def export(
+    source: SourceArg,
+    to: ToOpt,
+    project: ProjectOpt = None,
+    name: NameOpt = None,
+    description: DescOpt = None,
+    force: ForceOpt = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Install a trained skill as an Agent Skill (Claude Code, Codex, …), a Cursor rule or Copilot instructions."""
+    import re
+
+    import attrs
+
+    from skillopt import export as exporting
+    from skillopt.cli.output import info
+    from skillopt.errors import SkillOptError
+    from skillopt.ui.runs import is_run_dir, read_json
+
+    src, env = Path(source).expanduser(), ""
+    if not src.is_file():
+        from skillopt.cli.runs_cmd import _resolve
+
+        _, run_dir = _resolve(source, None) if not is_run_dir(src) else (src.name, src)
+        env = ((read_json(run_dir / "config.json") or {}).get("env") or {}).get("name", "")
+        src = run_dir / "best_skill.md"
+        if not src.is_file():
+            raise fail(f"{run_dir} has no best_skill.md yet")
+    body = src.read_text(encoding="utf-8")
+    default_name = re.sub(r"[^a-z0-9]+", "-", (env or src.stem).lower()).strip("-") or "skill"
+    chosen = name or (f"{default_name}-skill" if env else default_name)
+    text = description or exporting.default_description(body, env)
+    done = []
+    try:
+        for target in to:
+            done.append(exporting.export(body, target=target, name=chosen, description=text, project=project, force=force, source=str(src)))
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
+    for item in done:
+        what = "unchanged" if item.unchanged else ("replaced" if item.replaced else "wrote")
+        info(f"{item.target}: {what} {item.path}" + (f" (backup {item.backup})" if item.backup else ""))
+    if as_json:
+        print_json([attrs.asdict(item) for item in done])

@@ -1,0 +1,119 @@
+"""Installing a trained skill where coding agents look for skills and rules.
+
+A skill document is trained to be used. ``skillopt export`` writes it in each agent's own
+format: an Agent Skills folder (``SKILL.md`` with ``name``/``description`` front matter,
+read by Claude Code, Codex and other clients), a Cursor rule (``.mdc``) or a Copilot
+instructions file. Writes are atomic; an existing different file is never overwritten
+without ``force``, and then it is kept as a timestamped backup.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import time
+from pathlib import Path
+
+import attrs
+
+from skillopt.errors import ConfigError
+from skillopt.records import skill_hash
+from skillopt.redact import redact_text
+
+NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n+", re.DOTALL)
+MAX_NAME, MAX_DESCRIPTION = 64, 1024
+TARGETS = ("agents", "claude-code", "codex", "cursor", "copilot")
+
+
+@attrs.frozen(kw_only=True)
+class Exported:
+    target: str
+    path: str
+    name: str
+    replaced: bool
+    backup: str = ""
+    unchanged: bool = False
+
+
+def check_name(name: str) -> str:
+    if not (1 <= len(name) <= MAX_NAME) or not NAME.match(name):
+        raise ConfigError(
+            f"skill name {name!r}: use 1-{MAX_NAME} lowercase letters, digits and single hyphens "
+            "(no leading, trailing or double hyphen), as the Agent Skills format requires"
+        )
+    return name
+
+
+def default_description(body: str, env: str = "") -> str:
+    """The skill's first heading or line, and where it was trained."""
+    first = next((line.strip("# ").strip() for line in body.splitlines() if line.strip()), "Trained skill")
+    where = f" Trained with SkillOpt on {env}." if env else " Trained with SkillOpt."
+    text = f"{first}.{where}" if not first.endswith(".") else f"{first}{where}"
+    return text[:MAX_DESCRIPTION]
+
+
+def _yaml_string(text: str) -> str:
+    return json.dumps(" ".join(text.split()), ensure_ascii=False)  # a JSON string is a valid YAML scalar
+
+
+def destination(target: str, name: str, *, project: Path | None) -> Path:
+    """Where ``target`` reads a skill named ``name``: under ``project``, or the user's home."""
+    if target not in TARGETS:
+        raise ConfigError(f"unknown export target {target!r}; choose one of {', '.join(TARGETS)}")
+    home = Path.home()
+    if project is None:
+        user_roots = {
+            "agents": home / ".agents" / "skills",
+            "claude-code": Path(os.environ.get("CLAUDE_CONFIG_DIR") or home / ".claude") / "skills",
+            "codex": Path(os.environ.get("CODEX_HOME") or home / ".codex") / "skills",
+        }
+        if target not in user_roots:
+            raise ConfigError(f"{target} reads rules per project: pass --project DIR")
+        return user_roots[target] / name / "SKILL.md"
+    return {
+        "agents": project / ".agents" / "skills" / name / "SKILL.md",
+        "claude-code": project / ".claude" / "skills" / name / "SKILL.md",
+        "codex": project / ".agents" / "skills" / name / "SKILL.md",
+        "cursor": project / ".cursor" / "rules" / f"{name}.mdc",
+        "copilot": project / ".github" / "instructions" / f"{name}.instructions.md",
+    }[target]
+
+
+def render(target: str, name: str, description: str, body: str, *, source: str = "") -> str:
+    body = redact_text(FRONT_MATTER.sub("", body).strip()) + "\n"
+    digest = skill_hash(body)
+    if target == "cursor":
+        head = [f"description: {_yaml_string(description)}", "alwaysApply: false"]
+    elif target == "copilot":
+        head = [f"description: {_yaml_string(description)}", 'applyTo: "**"']
+    else:
+        head = [f"name: {name}", f"description: {_yaml_string(description)}", "metadata:", '  generator: "skillopt"',
+                f'  skill_hash: "{digest}"'] + ([f"  source: {_yaml_string(source)}"] if source else [])
+    return "---\n" + "\n".join(head) + "\n---\n\n" + body
+
+
+def export(body: str, *, target: str, name: str, description: str, project: Path | None, force: bool = False,
+           source: str = "") -> Exported:
+    check_name(name)
+    if not description.strip() or len(description) > MAX_DESCRIPTION:
+        raise ConfigError(f"the description must be 1-{MAX_DESCRIPTION} characters")
+    path = destination(target, name, project=project)
+    text = render(target, name, description, body, source=source)
+    backup = ""
+    existed = path.exists()
+    if existed:
+        old = path.read_text(encoding="utf-8", errors="replace")
+        if old == text:
+            return Exported(target=target, path=str(path), name=name, replaced=False, unchanged=True)
+        if not force:
+            raise ConfigError(f"{path} exists with other content; pass --force to replace it (a backup is kept)")
+        backup_path = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
+        backup_path.write_text(old, encoding="utf-8")
+        backup = str(backup_path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+    return Exported(target=target, path=str(path), name=name, replaced=existed, backup=backup)
