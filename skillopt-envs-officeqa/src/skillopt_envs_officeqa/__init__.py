@@ -1,5 +1,7 @@
-"""OfficeQA for SkillOpt: reserved distribution, not implemented yet.
+"""SkillOpt env plugin: OfficeQA (questions over Treasury Bulletins, answered with local document tools).
 
-It deliberately registers no env (no `skillopt.envs` entry point), so `skillopt envs`
-does not list a benchmark that cannot run. See the repository issues for its plan.
+The package stays import-light: the ``skillopt.envs`` entry points (``officeqa``, alias
+``treasury``) name ``skillopt_envs_officeqa.env``, imported only when a command selects the env.
 """
+
+__version__ = "0.1.0"

@@ -1,0 +1,121 @@
+"""The agent's three document tools, pure local Python over a :class:`DocsIndex`.
+
+``glob(pattern)``: matching document paths (at most 50). ``read(path, start=1, limit=80)``:
+a numbered line window (at most 4000 characters). ``grep(pattern, path)``: lines holding
+the case-insensitive literal ``pattern`` (at most 20). Arguments are validated (numbers as
+strings are coerced); every problem is a :class:`ToolError` whose text the agent sees.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from pathlib import PurePosixPath
+from typing import Any
+
+from skillopt_envs_officeqa.docs import DocsIndex, ToolError, read_text
+
+MAX_GLOB = 50
+MAX_READ_CHARS = 4000
+DEFAULT_READ_LINES = 80
+MAX_READ_LINES = 400
+MAX_GREP_LINES = 20
+MAX_LINE_CHARS = 300
+
+TOOL_NAMES = ("glob", "read", "grep")
+PARAMETERS = {"glob": ("pattern",), "read": ("path", "start", "limit"), "grep": ("pattern", "path")}
+
+
+def _int(args: dict[str, Any], key: str, default: int, low: int, high: int | None = None) -> int:
+    raw = args.get(key, default)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(str(raw).strip())
+    except ValueError:
+        raise ToolError(f"'{key}' must be a whole number, not {raw!r}") from None
+    if value < low or (high is not None and value > high):
+        raise ToolError(f"'{key}' must be between {low} and {high}" if high else f"'{key}' must be at least {low}")
+    return value
+
+
+def _text_arg(args: dict[str, Any], key: str, required: bool = True) -> str:
+    raw = args.get(key)
+    if raw is None or (isinstance(raw, str) and not raw.strip()):
+        if required:
+            raise ToolError(f"missing '{key}'")
+        return ""
+    if not isinstance(raw, str | int | float):
+        raise ToolError(f"'{key}' must be a string, not {type(raw).__name__}")
+    return str(raw)
+
+
+def run_tool(index: DocsIndex, allowed: tuple[str, ...], name: str, args: dict[str, Any]) -> str:
+    """Run one tool call and return its text result; raises ToolError on any bad call."""
+    if name not in TOOL_NAMES:
+        raise ToolError(f"unknown tool {name!r}; the tools are {', '.join(TOOL_NAMES)}")
+    if not isinstance(args, dict):
+        raise ToolError(f"arguments of {name} must be an object such as {{\"{PARAMETERS[name][0]}\": ...}}")
+    unknown = sorted(set(args) - set(PARAMETERS[name]))
+    if unknown:
+        raise ToolError(f"{name} takes {', '.join(PARAMETERS[name])}; unknown argument(s): {', '.join(unknown)}")
+    if name == "glob":
+        return glob(index, allowed, _text_arg(args, "pattern"))
+    if name == "read":
+        return read(index, allowed, _text_arg(args, "path"), _int(args, "start", 1, 1), _int(args, "limit", DEFAULT_READ_LINES, 1, MAX_READ_LINES))
+    return grep(index, allowed, _text_arg(args, "pattern"), _text_arg(args, "path", required=False))
+
+
+def glob(index: DocsIndex, allowed: tuple[str, ...], pattern: str) -> str:
+    pattern = pattern.strip().lstrip("./") or "*"
+    matches = [rel for rel in index.visible(allowed)
+               if fnmatch.fnmatch(rel, pattern) or fnmatch.fnmatch(PurePosixPath(rel).name, pattern)]  # fmt: skip
+    if not matches:
+        return f"no files match {pattern!r}"
+    shown = matches[:MAX_GLOB]
+    more = f"\n... {len(matches) - MAX_GLOB} more not shown; use a narrower pattern" if len(matches) > MAX_GLOB else ""
+    return "\n".join(shown) + more
+
+
+def read(index: DocsIndex, allowed: tuple[str, ...], path: str, start: int = 1, limit: int = DEFAULT_READ_LINES) -> str:
+    real = index.resolve(path, allowed)
+    lines = read_text(real).splitlines()
+    if start > max(len(lines), 1):
+        raise ToolError(f"{path} has {len(lines)} lines; 'start' {start} is past the end")
+    out: list[str] = []
+    used = 0
+    end = min(start + limit - 1, len(lines))
+    for number in range(start, end + 1):
+        line = f"{number:>5}: {lines[number - 1][:MAX_LINE_CHARS]}"
+        if used + len(line) + 1 > MAX_READ_CHARS:
+            end = number - 1
+            break
+        out.append(line)
+        used += len(line) + 1
+    header = f"{path} lines {start}-{end} of {len(lines)}"
+    if end < len(lines):
+        header += f" (continue with start={end + 1})"
+    return header + "\n" + "\n".join(out)
+
+
+def grep(index: DocsIndex, allowed: tuple[str, ...], pattern: str, path: str = "") -> str:
+    needle = pattern.lower()
+    targets = [(path, index.resolve(path, allowed))] if path else [(rel, index.resolve(rel, allowed)) for rel in index.visible(allowed)]
+    hits: list[str] = []
+    total = 0
+    for shown, real in targets:
+        try:
+            text = read_text(real)
+        except ToolError:
+            if path:
+                raise
+            continue  # searching every file: skip the unreadable ones
+        for number, line in enumerate(text.splitlines(), 1):
+            if needle in line.lower():
+                total += 1
+                if len(hits) < MAX_GREP_LINES:
+                    prefix = f"{number:>5}: " if path else f"{shown}:{number}: "
+                    hits.append(prefix + line[:MAX_LINE_CHARS])
+    if not hits:
+        return f"no lines contain {pattern!r}" + (f" in {path}" if path else "")
+    more = f"\n... {total - len(hits)} more matching lines not shown; use a more specific pattern" if total > len(hits) else ""
+    return "\n".join(hits) + more

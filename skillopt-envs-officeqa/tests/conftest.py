@@ -1,0 +1,5 @@
+from skillopt.testing import run_cli, scripted_client, skillopt_home  # noqa: F401  (pytest_plugins lives in the root conftest)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "local_model: runs the real embedded SmolLM2 model through llama.cpp")

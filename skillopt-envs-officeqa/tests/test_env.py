@@ -1,0 +1,36 @@
+"""The env contract, registration under both names, presets and config keys."""
+
+from skillopt.testing import check_env_contract
+from skillopt_envs_officeqa.env import OfficeQAConfig, OfficeQAEnv
+
+
+def test_env_contract_in_both_modes():
+    assert check_env_contract(OfficeQAEnv).name == "officeqa"
+    check_env_contract(OfficeQAEnv, config=OfficeQAConfig(mode="oracle"))
+
+
+def test_registered_as_officeqa_and_treasury():
+    from skillopt import registry
+
+    assert registry.get("envs", "officeqa").obj is OfficeQAEnv
+    assert registry.get("envs", "treasury").obj is OfficeQAEnv
+    assert registry.get("envs", "officeqa").distribution == "skillopt-envs-officeqa"
+
+
+def test_presets_and_auto_choice():
+    assert OfficeQAEnv.auto_preset("local") == "small" and OfficeQAEnv.auto_preset("openai") == "paper"
+    small, paper = OfficeQAEnv.presets["small"]["env"], OfficeQAEnv.presets["paper"]["env"]
+    assert small["mode"] == "oracle" and small["max_completion_tokens"] <= 64
+    assert (paper["mode"], paper["max_tool_turns"], paper["oracle_pages"], paper["numeric_match"]) == ("tools", 24, True, False)
+    for preset in (small, paper):
+        OfficeQAConfig(**preset)  # every preset key is a real, valid config key
+
+
+def test_data_dirs_accepts_a_comma_list():
+    assert OfficeQAConfig(data_dirs="/a, /b").data_dirs == ("/a", "/b")
+
+
+def test_initial_skill_and_analyst_prompts_ship():
+    env = OfficeQAEnv()
+    assert "<answer>" in env.initial_skill()
+    assert "OfficeQA" in env.prompt("analyst_failure") and "OfficeQA" in env.prompt("analyst_success")
