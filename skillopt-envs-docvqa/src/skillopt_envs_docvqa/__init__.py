@@ -1,5 +1,8 @@
-"""DocVQA for SkillOpt: reserved distribution, not implemented yet.
+"""SkillOpt env plugin: DocVQA-style extractive questions about document page images.
 
-It deliberately registers no env (no `skillopt.envs` entry point), so `skillopt envs`
-does not list a benchmark that cannot run. See the repository issues for its plan.
+Registered as ``docvqa`` in the ``skillopt.envs`` entry-point group; the entry point names
+``skillopt_envs_docvqa.env``. This package module stays empty so that importing it costs
+nothing (Pillow is needed only to regenerate the bundled pages).
 """
+
+__version__ = "0.1.0"

@@ -1,0 +1,39 @@
+"""Run presets of DocVQA.
+
+``paper``: upstream's rollout (the page image as a data URL, ``env.input = image``) with
+the engine's default training schedule, 16 rollout workers and a 120 s per-item limit.
+
+``small``: the default on the embedded local model (SmolLM2-135M, text-only, one call at
+a time on a CPU). The page goes in as OCR text lines; three training steps of 8 questions,
+one failure-only analyst call per step over trajectories clipped to 1200 characters, replies
+capped at 48 tokens (an answer is a short value), at most 2 edits per step, the gate on 12
+val questions and the final evaluations on 24 test questions. Local calls get a 300 s
+deadline and items 600 s, as in the SearchQA preset (a retried slow call only repeats the
+same work on a busy CPU).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+PAPER: dict[str, Any] = {
+    "env": {"input": "image", "workers": 16, "exec_timeout": 120.0},
+}
+
+SMALL: dict[str, Any] = {
+    "train": {"num_epochs": 1, "batch_size": 8, "max_steps": 3},
+    "gradient": {"minibatch_size": 8, "merge_batch_size": 4, "analyst_workers": 1, "failure_only": True, "max_trajectory_chars": 1200},
+    "optimizer": {
+        "learning_rate": 2,
+        "min_learning_rate": 1,
+        "lr_scheduler": "constant",
+        "use_slow_update": False,
+        "use_meta_skill": False,
+        "max_skill_chars": 4000,
+    },
+    "evaluation": {"sel_env_num": 12, "test_env_num": 24},
+    "env": {"input": "ocr", "workers": 1, "exec_timeout": 600.0, "max_completion_tokens": 48, "max_ocr_chars": 2500},
+    "model": {"optimizer": {"max_tokens": 512, "timeout_s": 300.0}, "target": {"timeout_s": 300.0}},
+}
+
+PRESETS: dict[str, dict[str, Any]] = {"small": SMALL, "paper": PAPER}
