@@ -67,6 +67,11 @@ def test_images_are_sent_as_data_urls(make_openai, openai_server, tmp_path):
     parts = openai_server.last().body["messages"][0]["content"]
     assert parts[0] == {"type": "text", "text": "What is this?"}
     assert parts[1]["image_url"]["url"] == "data:image/png;base64," + base64.b64encode(png.read_bytes()).decode()
+    assert "detail" not in parts[1]["image_url"]  # left to the provider unless asked
+    make_openai().complete(
+        CompletionRequest(messages=(Message(role="user", content="Read it.", images=(str(png),), image_detail="high"),))
+    )
+    assert openai_server.last().body["messages"][0]["content"][1]["image_url"]["detail"] == "high"
     with pytest.raises(BadRequestError, match="image file not found"):
         make_openai().complete(
             CompletionRequest(messages=(Message(role="user", content="?", images=(str(tmp_path / "nope.png"),)),))

@@ -116,10 +116,13 @@ def test_refinement_only_while_the_tag_is_missing(scripted_client):
     assert len(calls) == 1
 
 
-def test_image_detail_other_than_auto_is_refused_until_the_core_can_carry_it():
-    with pytest.raises(ConfigError, match="image_detail"):
-        DocVQAEnv(DocVQAConfig(image_detail="high"))
-    DocVQAEnv(DocVQAConfig(image_detail="high", input="ocr"))  # no image is sent, nothing to forward
+def test_image_detail_travels_with_the_image():
+    env = DocVQAEnv(DocVQAConfig(image_detail="high"))
+    task = env.tasks("val")[0]
+    _system, user = env.request_messages(task, "skill")
+    assert user.images and user.image_detail == "high"
+    _system, user = DocVQAEnv(DocVQAConfig()).request_messages(task, "skill")
+    assert user.image_detail == ""  # "auto": left to the provider
 
 
 def test_presets_resolve_and_pick_the_input_mode():

@@ -18,11 +18,14 @@ import attrs
 
 @attrs.frozen(kw_only=True)
 class Message:
-    """One chat message. ``images`` holds data: URLs or file paths for vision targets."""
+    """One chat message. ``images`` holds data: URLs or file paths for vision targets;
+    ``image_detail`` (``low``/``high``) asks providers that support it for that image
+    resolution, empty leaves it to the provider."""
 
     role: str
     content: str
     images: tuple[str, ...] = ()
+    image_detail: str = ""
 
 
 @attrs.frozen(kw_only=True)

@@ -37,7 +37,8 @@ def openai_messages(request: CompletionRequest, *, backend: str, extra_system: s
     for m in request.messages:
         if m.images:
             parts: list[dict[str, Any]] = [{"type": "text", "text": m.content}] if m.content else []
-            parts += [{"type": "image_url", "image_url": {"url": image_url(i, backend=backend)}} for i in m.images]
+            detail = {"detail": m.image_detail} if m.image_detail and m.image_detail != "auto" else {}
+            parts += [{"type": "image_url", "image_url": {"url": image_url(i, backend=backend), **detail}} for i in m.images]
             out.append({"role": _chat_role(m.role), "content": parts})
         else:
             out.append({"role": _chat_role(m.role), "content": m.content})

@@ -52,10 +52,6 @@ class DocVQAConfig(EnvConfig):
     temperature: float | None = None
 
 
-def _message_supports_detail() -> bool:
-    return "image_detail" in attrs.fields_dict(Message)
-
-
 class DocVQAEnv(Env):
     """DocVQA: extractive answers to questions about a document page (ANLS)."""
 
@@ -68,11 +64,6 @@ class DocVQAEnv(Env):
     def __init__(self, config: DocVQAConfig | None = None):
         super().__init__(config)
         cfg = self.config
-        if cfg.image_detail != "auto" and cfg.input != "ocr" and not _message_supports_detail():
-            raise ConfigError(
-                f"env.image_detail={cfg.image_detail!r} cannot be forwarded: this skillopt-core's Message has no "
-                "image_detail field. Leave env.image_detail at 'auto'."
-            )
         if cfg.data_path:
             raise ConfigError(
                 "env.data_path is not used by docvqa: point env.split_dir at a folder with one file per split "
@@ -123,7 +114,7 @@ class DocVQAEnv(Env):
         extra: dict[str, Any] = {}
         if cfg.input in ("image", "both"):
             extra["images"] = (prompting.image_data_url(task.inputs["image"]),)
-            if cfg.image_detail != "auto" and _message_supports_detail():
+            if cfg.image_detail != "auto":  # forwarded as the image's detail level where the provider has one
                 extra["image_detail"] = cfg.image_detail
         return Message(role="system", content=system), Message(role="user", content=user, **extra)
 
