@@ -1,5 +1,17 @@
-"""ALFWorld for SkillOpt: reserved distribution, not implemented yet.
+"""SkillOpt env plugin: ALFWorld-style household text games (multi-step).
 
-It deliberately registers no env (no `skillopt.envs` entry point), so `skillopt envs`
-does not list a benchmark that cannot run. See the repository issues for its plan.
+Registered as ``alfworld`` in the ``skillopt.envs`` entry-point group.
 """
+
+from __future__ import annotations
+
+from skillopt.hookspecs import hookimpl
+
+from skillopt_envs_alfworld.env import AlfworldConfig, AlfworldEnv
+
+__all__ = ["AlfworldConfig", "AlfworldEnv", "skillopt_register_envs"]
+
+
+@hookimpl
+def skillopt_register_envs(register):
+    register(AlfworldEnv)
