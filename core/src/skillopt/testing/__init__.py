@@ -8,7 +8,8 @@ Add ``pytest_plugins = ["skillopt.testing"]`` to your ``conftest.py`` to get:
   the deterministic :class:`ScriptedBackend`;
 * ``run_cli``: invoke the ``skillopt`` CLI in-process.
 
-and the contract checkers :func:`check_env_contract` and :func:`check_backend_contract`.
+the contract checkers :func:`check_env_contract` and :func:`check_backend_contract`, and for
+a real-model end-to-end test :func:`run_skillopt` with the :data:`requires_local_model` mark.
 """
 
 from __future__ import annotations
@@ -16,15 +17,21 @@ from __future__ import annotations
 import pytest
 
 from skillopt.testing.contracts import ContractError, check_backend_contract, check_env_contract
+from skillopt.testing.local import CliRun, finished_run, local_model_available, requires_local_model, run_skillopt
 from skillopt.scripted import ScriptedBackend, minimal_instance, request_text
 
 __all__ = [
+    "CliRun",
     "ContractError",
     "ScriptedBackend",
     "check_backend_contract",
     "check_env_contract",
+    "finished_run",
+    "local_model_available",
     "minimal_instance",
     "request_text",
+    "requires_local_model",
+    "run_skillopt",
 ]
 
 
