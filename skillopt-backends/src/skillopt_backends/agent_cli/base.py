@@ -219,6 +219,20 @@ class AgentCliBackend(Backend):
             raise self.failure(said, exit_code=result.returncode)
         return found
 
+    def unpriced_completion(self, text: str, request: CompletionRequest, result: CliResult, *, output_tokens: int = 0) -> Completion:
+        """A reply from a CLI that reports no input tokens (and maybe no output tokens):
+        both are estimated at four characters a token so budgets still bite; no price."""
+        from skillopt.records import Usage
+
+        from skillopt_backends.openai_chat import estimate_tokens
+
+        prompt_chars = sum(len(m.content) for m in request.messages)
+        usage = Usage(prompt_tokens=max(1, prompt_chars // 4), completion_tokens=output_tokens or estimate_tokens(text))
+        return Completion(
+            text=text, usage=usage, cost_usd=None, latency_s=result.elapsed_s,
+            model=self.model_name or f"{self.name}-default", finish_reason="stop",
+        )
+
     def malformed(self, what: str) -> TransientError:
         """A run that exited cleanly but printed something we cannot read."""
         return TransientError(f"{self.where()}: malformed CLI output ({self.cli.version}): {what}", backend=self.name)

@@ -14,12 +14,11 @@ from __future__ import annotations
 
 from skillopt.errors import BadRequestError
 from skillopt.hookspecs import hookimpl
-from skillopt.records import Completion, CompletionRequest, Usage
+from skillopt.records import Completion, CompletionRequest
 
 from skillopt_backends.agent_cli.base import AgentCliBackend, with_instructions
 from skillopt_backends.agent_cli.output import as_int, json_lines
 from skillopt_backends.agent_cli.process import CliResult
-from skillopt_backends.openai_chat import estimate_tokens
 
 #: Linux refuses a single argument longer than this (MAX_ARG_STRLEN)
 MAX_PROMPT_BYTES = 128 * 1024 - 1
@@ -79,17 +78,7 @@ class CopilotCliBackend(AgentCliBackend):
             raise self.failure(" | ".join(errors) or result.stderr or result.stdout, exit_code=result.returncode)
         if not parts:
             raise self.malformed("no assistant.message in the event stream")
-        text = "\n".join(parts)
-        prompt_chars = sum(len(m.content) for m in request.messages)
-        usage = Usage(prompt_tokens=max(1, prompt_chars // 4), completion_tokens=output_tokens or estimate_tokens(text))
-        return Completion(
-            text=text,
-            usage=usage,
-            cost_usd=None,
-            latency_s=result.elapsed_s,
-            model=self.model_name or "copilot-cli-default",
-            finish_reason="stop",
-        )
+        return self.unpriced_completion("\n".join(parts), request, result, output_tokens=output_tokens)
 
 
 @hookimpl

@@ -12,11 +12,10 @@ pipeline, which re-asks on a broken reply.
 from __future__ import annotations
 
 from skillopt.hookspecs import hookimpl
-from skillopt.records import Completion, CompletionRequest, Usage
+from skillopt.records import Completion, CompletionRequest
 
 from skillopt_backends.agent_cli.base import AgentCliBackend, with_instructions
 from skillopt_backends.agent_cli.process import WORKDIR, CliResult
-from skillopt_backends.openai_chat import estimate_tokens
 
 
 class CursorCliBackend(AgentCliBackend):
@@ -56,17 +55,7 @@ class CursorCliBackend(AgentCliBackend):
 
     def parse(self, result: CliResult, request: CompletionRequest) -> Completion:
         found = self.result_object(result)
-        text = str(found.get("result") or "")
-        prompt_chars = sum(len(m.content) for m in request.messages)
-        usage = Usage(prompt_tokens=max(1, prompt_chars // 4), completion_tokens=estimate_tokens(text))
-        return Completion(
-            text=text,
-            usage=usage,
-            cost_usd=None,
-            latency_s=result.elapsed_s,
-            model=self.model_name or "cursor-cli-default",
-            finish_reason="stop",
-        )
+        return self.unpriced_completion(str(found.get("result") or ""), request, result)
 
 
 @hookimpl
