@@ -7,9 +7,9 @@ depends on replies: every step proposes edits and is gated, every merge level ru
 ranking is always needed, every epoch boundary runs. Schema re-asks and retries are
 not counted. Calls per rollout are measured by running the env's own rollout on a few
 items against a model that answers nothing, which drives multi-turn envs to their turn
-limit (their worst case). Prompt tokens come from those real prompts at four characters
-a token; replies are counted at their caps, reported apart because that ceiling is far
-above what models usually write.
+limit (their worst case). Prompt tokens come from those real prompts' text at four
+characters a token (images are not counted); replies are counted at their caps,
+reported apart because that ceiling is far above what models usually write.
 """
 
 from __future__ import annotations
