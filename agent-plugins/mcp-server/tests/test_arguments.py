@@ -31,7 +31,10 @@ def click_command(spec):
         return typer.main.get_command(sleep_app).commands[spec.command[1]]
     from skillopt.cli import app
 
-    return typer.main.get_command(app).commands[spec.command[0]]
+    command = typer.main.get_command(app)
+    for part in spec.command:
+        command = command.commands[part]
+    return command
 
 
 def sample_value(param):
@@ -45,6 +48,14 @@ def sample_value(param):
         return ["claude-code", "codex"]
     if param.name == "roots":
         return {"codex": "/data/codex-home"}
+    if param.name == "to":
+        return ["claude-code", "cursor"]
+    if param.name == "runs_dir":
+        return ["/data/runs"]
+    if param.name == "run":
+        return "searchqa-20261129-101500"
+    if param.name == "name" and "maxLength" in schema:
+        return "trained-skill"
     if param.name == "backend_options":
         return {"rules": "/data/rules.json", "temperature": 0.5, "stream": False, "n": 3}
     kind = schema["type"]
@@ -117,6 +128,8 @@ def test_built_arguments_parse_to_the_values_given(name, tmp_path):
         got = params[click_name]
         if isinstance(got, Path):
             got = str(got)
+        elif isinstance(got, (list, tuple)):
+            got = [str(g) if isinstance(g, Path) else g for g in got]
         assert got == expected_click_value(param, arguments[param.name]), f"{name}.{param.name}: {got!r}"
 
 

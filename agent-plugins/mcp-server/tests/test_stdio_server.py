@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import hashlib
 import json
+from pathlib import Path
 
 import anyio
+import pytest
 
 EXPECTED_TOOLS = {
     "sleep_status",
@@ -23,6 +25,9 @@ EXPECTED_TOOLS = {
     "sleep_harvest",
     "skillopt_envs",
     "skillopt_backends",
+    "skillopt_runs",
+    "skillopt_run_show",
+    "skillopt_export",
 }
 
 
@@ -45,7 +50,7 @@ def test_tools_are_listed_with_closed_schemas(mcp_harness):
         schema = mcp_harness.input_schema(tool)
         assert schema["type"] == "object" and schema["additionalProperties"] is False, name
         assert tool.description, name
-        if name.startswith("sleep_"):
+        if name.startswith("sleep_") or name == "skillopt_export":
             assert "project" in schema["required"], name
             assert schema["properties"]["project"]["type"] == "string"
         else:
@@ -212,3 +217,44 @@ def test_bad_calls_are_tool_errors_with_clear_messages(mcp_harness, agent_home, 
     assert isinstance(envs, list) and all({"name", "distribution", "status"} <= set(row) for row in envs)
     assert "scripted" in {row["name"] for row in backends}
     json.dumps(envs)
+
+
+def test_runs_are_listed_shown_and_exported_through_a_real_mcp_client(mcp_harness, server_env, tmp_path):
+    """A run trained by the CLI (SearchQA sample, the scripted stand-in model), then read
+    and installed into a project by an MCP client."""
+    import subprocess
+    import sys
+
+    pytest.importorskip("skillopt_envs_searchqa")
+    runs = Path(server_env["SKILLOPT_HOME"]) / "data" / "runs"
+    trained = subprocess.run(
+        [sys.executable, "-m", "skillopt", "run", "--env", "searchqa", "--backend", "scripted", "--preset", "small",
+         "--set", "train.max_steps=1", "--out", str(runs / "sqa-run"), "--json"],
+        env=server_env, capture_output=True, text=True, timeout=300,
+    )
+    assert trained.returncode == 0, trained.stderr[-2000:]
+    project = tmp_path / "project"
+    project.mkdir()
+
+    async def scenario():
+        async with mcp_harness.session() as session:
+            listed = await mcp_harness.call_json(session, "skillopt_runs", {})
+            shown = await mcp_harness.call_json(session, "skillopt_run_show", {"run": "sqa-run"})
+            refused = await mcp_harness.call_error(
+                session, "skillopt_export", {"project": str(project), "run": "sqa-run", "to": ["claude-code"]}
+            )
+            exported = await mcp_harness.call_json(
+                session, "skillopt_export",
+                {"project": str(project), "run": "sqa-run", "to": ["claude-code", "cursor"], "confirm": True},
+            )
+            return listed, shown, refused, exported
+
+    (listed, _), (shown, _), refused, (exported, _) = anyio.run(scenario)
+    assert [r["id"] for r in listed] == ["sqa-run"] and listed[0]["status"] == "finished"
+    assert len(shown["history"]) == 1 and shown["overview"]["env"] == "searchqa"
+    assert "confirm" in refused
+    assert {e["target"] for e in exported} == {"claude-code", "cursor"}
+    skill = project / ".claude" / "skills" / "searchqa-skill" / "SKILL.md"
+    best = (runs / "sqa-run" / "best_skill.md").read_text().strip()
+    assert skill.is_file() and best.splitlines()[-1] in skill.read_text()
+    assert json.loads(json.dumps(exported))[0]["path"].startswith(str(project))

@@ -9,7 +9,7 @@ import typer
 
 from skillopt.cli.output import fail, print_json
 
-SourceArg = Annotated[str, typer.Argument(help="A run (id as `skillopt runs` lists it, or its directory: exports best_skill.md) or a skill .md file.")]
+RunArg = Annotated[str, typer.Argument(metavar="RUN|FILE", help="A run (id as `skillopt runs` lists it, or its directory: exports best_skill.md) or a skill .md file.")]
 ToOpt = Annotated[list[str], typer.Option("--to", help="agents, claude-code, codex, cursor or copilot (repeatable).")]
 ProjectOpt = Annotated[Path | None, typer.Option("--project", help="Install into this project; without it, the user-level skills folder.")]
 NameOpt = Annotated[str | None, typer.Option("--name", help="Skill name: lowercase letters, digits, hyphens (default: from the env or file).")]
@@ -19,7 +19,7 @@ JsonOpt = Annotated[bool, typer.Option("--json", help="Print what was written as
 
 
 def export(
-    source: SourceArg,
+    run: RunArg,
     to: ToOpt,
     project: ProjectOpt = None,
     name: NameOpt = None,
@@ -37,11 +37,11 @@ def export(
     from skillopt.errors import SkillOptError
     from skillopt.ui.runs import is_run_dir, read_json
 
-    src, env = Path(source).expanduser(), ""
+    src, env = Path(run).expanduser(), ""
     if not src.is_file():
         from skillopt.cli.runs_cmd import _resolve
 
-        _, run_dir = _resolve(source, None) if not is_run_dir(src) else (src.name, src)
+        _, run_dir = _resolve(run, None) if not is_run_dir(src) else (src.name, src)
         env = ((read_json(run_dir / "config.json") or {}).get("env") or {}).get("name", "")
         src = run_dir / "best_skill.md"
         if not src.is_file():
