@@ -11,6 +11,7 @@ import time
 
 import pytest
 from engine_helpers import make_trainer
+from test_cli import toy_registered  # noqa: F401  (fixture)
 
 from skillopt.ui import runs
 from skillopt.ui.server import Dashboard, make_server
@@ -142,16 +143,27 @@ def test_the_event_stream_pushes_progress_when_the_run_writes(served, tmp_path):
     conn.close()
 
 
-def test_a_launch_with_a_config_typo_is_refused_before_anything_starts(served, run_root):
+def test_a_launch_with_a_config_typo_is_refused_before_anything_starts(served, run_root, toy_registered):  # noqa: F811
     _, port = served
     before = set(p.name for p in run_root.iterdir())
     status, body = request(port, "/api/launch", method="POST", body={"env": "toy", "set": ["train.batch_sise=4"]})
-    assert status == 400
+    assert status == 400 and "batch_sise" in body["error"] and "batch_size" in body["error"]
     assert set(p.name for p in run_root.iterdir()) == before
     status, body = request(port, "/api/launch", method="POST", body={"env": "../../bin/sh"})
     assert status == 400 and "plain name" in body["error"]
     assert request(port, "/api/launch", method="POST", body={"env": "toy"}, content_type="text/plain")[0] == 415
     assert request(port, f"/api/launch?token={TOKEN}", method="POST", body={"env": "toy"}, token=None)[0] == 401
+
+
+def test_check_and_estimate_before_launching(served, toy_registered):  # noqa: F811
+    _, port = served
+    status, checks = request(port, "/api/check", method="POST", body={"env": "toy", "backend": "scripted", "set": ["train.num_epochs=2"]})
+    assert status == 200, checks
+    by_name = {c["name"]: c for c in checks}
+    assert all(c["ok"] for c in checks) and "target text call" not in by_name  # no model is called
+    assert by_name["estimate"]["facts"]["steps"] == 2  # 16 train items fit one batch of 40: one step per epoch
+    status, checks = request(port, "/api/check", method="POST", body={"env": "toy", "backend": "nosuch"})
+    assert status == 200 and not {c["name"]: c for c in checks}["target backend"]["ok"]
 
 
 def test_a_run_nobody_is_writing_is_shown_as_interrupted(tmp_path):

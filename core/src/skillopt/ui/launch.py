@@ -40,10 +40,18 @@ class Launcher:
         self._lock = threading.Lock()
         self._procs: dict[str, subprocess.Popen] = {}
 
-    def command(self, spec: dict[str, Any]) -> tuple[str, list[str]]:
-        """(run id, argv) for a launch request, validated as ``skillopt run`` would."""
-        from skillopt.engine.session import resolve_run_config
+    def check(self, spec: dict[str, Any]) -> list[dict[str, Any]]:
+        """``skillopt check --no-call`` for a launch request: what would fail, and the
+        run's call, token and cost estimate, before anything starts."""
+        import attrs
 
+        from skillopt.engine.preflight import run_checks
+
+        _args, flags, assignments = self._parse(spec)
+        return [attrs.asdict(c) for c in run_checks(config_file=None, assignments=assignments, flags=flags, call=False)]
+
+    def _parse(self, spec: dict[str, Any]) -> tuple[list[str], dict[str, Any], list[str]]:
+        """(CLI arguments, first-class flags, --set assignments) of a request; names checked."""
         env = _name(spec.get("env"), "env")
         args = ["--env", env]
         flags: dict[str, Any] = {"env.name": env}
@@ -57,6 +65,14 @@ class Launcher:
             if "=" not in item or item.startswith("-"):
                 raise ConfigError(f"set: expected key=value, got {item!r}")
             args += ["--set", item]
+        return args, flags, assignments
+
+    def command(self, spec: dict[str, Any]) -> tuple[str, list[str]]:
+        """(run id, argv) for a launch request, validated as ``skillopt run`` would."""
+        from skillopt.engine.session import resolve_run_config
+
+        args, flags, assignments = self._parse(spec)
+        env = flags["env.name"]
         resolve_run_config(config_file=None, assignments=assignments, flags=flags)  # raises the CLI's errors
         run_id = f"{env}-{time.strftime('%Y%m%d-%H%M%S')}"
         out = self.runs_root / run_id

@@ -194,6 +194,11 @@ def _handler_for(dashboard: Dashboard) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(self.rfile.read(length) or b"{}")
             except ValueError:
                 return self._error(400, "malformed JSON")
+            if url.path == "/api/check":
+                try:
+                    return self._json(200, dashboard.launcher.check(body if isinstance(body, dict) else {}))
+                except SkillOptError as exc:
+                    return self._error(400, str(exc))
             if url.path == "/api/launch":
                 try:
                     return self._json(202, dashboard.launcher.launch(body if isinstance(body, dict) else {}))
