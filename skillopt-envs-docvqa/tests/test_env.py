@@ -9,7 +9,6 @@ import re
 import pytest
 from skillopt.config.loading import ConfigSources, resolve_config
 from skillopt.envs import RolloutContext
-from skillopt.errors import ConfigError
 from skillopt.testing import check_env_contract
 
 from skillopt_envs_docvqa.env import DocVQAConfig, DocVQAEnv

@@ -5,7 +5,6 @@ import json
 
 import pytest
 from skillopt.errors import ConfigError
-from skillopt.records import Completion
 from skillopt.envs import RolloutContext
 from skillopt_envs_officeqa.env import OfficeQAConfig, OfficeQAEnv
 from skillopt_envs_officeqa.loader import parse_list, row_to_task

@@ -1,7 +1,5 @@
 """End to end on the embedded local model: `skillopt run --env officeqa` in a subprocess."""
 
-import json
-
 import pytest
 from skillopt.testing import finished_run, requires_local_model, run_skillopt
 

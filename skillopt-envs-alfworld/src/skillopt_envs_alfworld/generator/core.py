@@ -35,7 +35,6 @@ from skillopt_envs_alfworld.generator.scenes import (
     STATE_OBJECTS,
     STATE_TARGETS,
     TASK_ROOMS,
-    Room,
 )
 from skillopt_envs_alfworld.planner import solve
 from skillopt_envs_alfworld.world import replay
