@@ -117,6 +117,8 @@ def test_run_trains_with_the_scripted_backend_and_resumes(run_cli, toy_registere
             "--set", "optimizer.use_slow_update=false"]
     first = run_cli(*args)
     assert first.exit_code == 0, first.output
+    said = " ".join(first.output.split())
+    assert "plan: 2 steps: ≤ " in said and "≈ $0.00 for prompts" in said  # the ceiling, said before spending
     summary = json.loads(first.stdout)
     assert summary["status"] == "finished" and (out / "best_skill.md").is_file()
     assert json.loads((out / "config.json").read_text())["env"]["name"] == "toy"

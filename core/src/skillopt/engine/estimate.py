@@ -163,3 +163,39 @@ def estimate(cfg, env, *, pricers: dict[str, Any] | None = None) -> Estimate:
         prompt_cost_usd=prompt_cost,
         reply_cost_usd_max=reply_cost,
     )
+
+
+def pricers_for(cfg, backends: dict[str, Any]) -> dict[str, Any]:
+    """Per role, ``usage -> USD or None``: ``model.prices`` when it names the model, else
+    the backend's list price."""
+    from skillopt.engine.models import make_pricer
+
+    configured = make_pricer(cfg)
+    pricers: dict[str, Any] = {}
+    for role, backend in backends.items():
+        model = backend.identity().get("model", "")
+        if configured and model and configured(model, Usage(prompt_tokens=1)) is not None:
+            pricers[role] = lambda u, m=model: configured(m, u)
+        else:
+            pricers[role] = backend.list_price
+    return pricers
+
+
+def describe(found: Estimate, budget_usd: float | None = None) -> str:
+    """One line: steps, call bounds, tokens, and the cost floor and ceiling when priced."""
+    prompts = found.target_prompt_tokens + found.optimizer_prompt_tokens
+    replies = found.target_completion_tokens_max + found.optimizer_completion_tokens_max
+    prompt_cost, reply_cost = found.prompt_cost_usd, found.reply_cost_usd_max
+    if all(c is not None for c in [*prompt_cost.values(), *reply_cost.values()]):
+        floor = sum(v for v in prompt_cost.values() if v is not None)
+        ceiling = floor + sum(v for v in reply_cost.values() if v is not None)
+        money = f"≈ ${floor:,.2f} for prompts, ≤ ${ceiling:,.2f} if every reply hit its cap"
+        if budget_usd is not None and floor > budget_usd:
+            money += f" (prompts alone exceed --max-cost {budget_usd:g}: the run will stop at the budget, resumable)"
+    else:
+        money = "cost unknown for the " + " and ".join(r for r, c in prompt_cost.items() if c is None) + " model"
+    target, optimizer = sum(found.target_calls.values()), sum(found.optimizer_calls.values())
+    return (
+        f"{found.steps} step{'s' if found.steps != 1 else ''}: ≤ {target:,} target + {optimizer:,} optimizer calls ({found.calls_per_rollout} per "
+        f"rollout); prompts ≈ {prompts / 1e6:.2f}M tokens, replies ≤ {replies / 1e6:.2f}M; {money}"
+    )

@@ -81,36 +81,14 @@ def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], ca
 
 
 def _estimate(cfg, env_cls, backends: dict[str, Any]):
-    from skillopt.engine.estimate import estimate
-    from skillopt.engine.models import make_pricer
+    from skillopt.engine.estimate import describe, estimate, pricers_for
 
-    configured = make_pricer(cfg)
-    pricers: dict[str, Any] = {}
-    for role, backend in backends.items():
-        model = backend.identity().get("model", "")
-        pricers[role] = (lambda u, m=model: configured(m, u)) if configured and model else backend.list_price
     env = env_cls(cfg.env)
     try:
-        found = estimate(cfg, env, pricers=pricers)
+        found = estimate(cfg, env, pricers=pricers_for(cfg, backends))
     finally:
         env.close()
-    prompts = found.target_prompt_tokens + found.optimizer_prompt_tokens
-    replies = found.target_completion_tokens_max + found.optimizer_completion_tokens_max
-    prompt_cost, reply_cost = found.prompt_cost_usd, found.reply_cost_usd_max
-    if all(c is not None for c in [*prompt_cost.values(), *reply_cost.values()]):
-        floor, ceiling = sum(prompt_cost.values()), sum(prompt_cost.values()) + sum(reply_cost.values())
-        money = f"≈ ${floor:,.2f} for prompts, ≤ ${ceiling:,.2f} if every reply hit its cap"
-        budget = cfg.budget.max_cost_usd
-        if budget is not None and floor > budget:
-            money += f" (prompts alone exceed --max-cost {budget:g}: the run will stop at the budget, resumable)"
-    else:
-        money = "cost unknown for the " + " and ".join(r for r, c in prompt_cost.items() if c is None) + " model"
-    target, optimizer = sum(found.target_calls.values()), sum(found.optimizer_calls.values())
-    detail = (
-        f"{found.steps} steps: ≤ {target:,} target + {optimizer:,} optimizer calls ({found.calls_per_rollout} per "
-        f"rollout); prompts ≈ {prompts / 1e6:.2f}M tokens, replies ≤ {replies / 1e6:.2f}M; {money}"
-    )
-    return detail, attrs.asdict(found)
+    return describe(found, cfg.budget.max_cost_usd), attrs.asdict(found)
 
 
 def _backend_checks(cfg, *, call: bool) -> tuple[list[Check], dict[str, Any]]:

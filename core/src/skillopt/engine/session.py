@@ -13,7 +13,7 @@ from skillopt.config.loading import (
     ConfigSources, config_diff, config_fingerprint, env_name_of, peek, raw_layers, redacted_config_data, resolve_config,
 )
 from skillopt.config.schema import RunConfig
-from skillopt.errors import ConfigError
+from skillopt.errors import ConfigError, SkillOptError
 from skillopt.engine.rundir import RunDir, read_json, write_json
 
 
@@ -92,6 +92,19 @@ class Session:
                 self._say(f"{role}: backend [bold]{name}[/bold], model {model}" + (f" ({reason})" if reason else ""))
         return clients, ledger
 
+    def _say_plan(self, clients) -> None:
+        """The run's ceiling before it starts (what ``skillopt check`` estimates)."""
+        from skillopt.engine.estimate import describe, estimate, pricers_for
+
+        env = self.env_cls(self.cfg.env)
+        try:
+            found = estimate(self.cfg, env, pricers=pricers_for(self.cfg, {r: c.backend for r, c in clients.items()}))
+            self._say("plan: " + describe(found, self.cfg.budget.max_cost_usd))
+        except SkillOptError as exc:  # an estimate never stops a run; the run itself will say what is wrong
+            self._say(f"plan: no estimate ({exc})")
+        finally:
+            env.close()
+
     def _guard_resume(self, rundir: RunDir, data: dict, force: bool) -> str:
         fingerprint = config_fingerprint(data)
         old = read_json(rundir.config)
@@ -126,6 +139,8 @@ class Session:
         self._say(f"run directory: {out}" + (f" (preset: {cfg.preset})" if cfg.preset else ""))
         if state.get("status") not in (None, "finished"):
             self._say(f"resuming after step {state.get('last_completed_step', 0)}: finished work is not paid for again")
+        else:
+            self._say_plan(clients)
         reporter = RichReporter(ledger)
         try:
             trainer = Trainer(
