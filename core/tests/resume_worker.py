@@ -1,7 +1,11 @@
-"""A training run in its own process, killed (os._exit) at a chosen call.
+"""A training run in its own process, killed (os._exit) at a chosen point, as a power
+cut or an OOM kill would: no cleanup, no flush.
 
-``SKILLOPT_TEST_KILL=stage:N`` kills the process at the N-th model call of that stage
-in this process, as a power cut or an OOM kill would: no cleanup, no flush.
+``SKILLOPT_TEST_KILL=role/stage:N`` dies as the run's N-th request of that ledger
+stage (``target/gate``, ``optimizer/merge`` ...) is about to be sent, counting the
+requests of every earlier session of the run (its ``usage.jsonl``), so a series of
+kills walks through the run. ``apply:N`` dies in the N-th call to the edit policy's
+``apply`` of this process (the patch policy makes no model call there).
 """
 
 from __future__ import annotations
@@ -9,41 +13,55 @@ from __future__ import annotations
 import json
 import os
 import sys
-import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
 from engine_helpers import make_trainer  # noqa: E402
 from test_epoch import epoch_script  # noqa: E402
-from toy import toy_target  # noqa: E402
+
+from skillopt.calls import Ledger  # noqa: E402
 
 KILL = os.environ.get("SKILLOPT_TEST_KILL", "")
-counts: dict[str, int] = {}
-lock = threading.Lock()
+DIED = 77
 
 
-def killer(script):
-    def wrapped(req):
-        if KILL:
-            stage, n = KILL.split(":")
-            with lock:
-                counts[req.stage] = counts.get(req.stage, 0) + 1
-                if req.stage == stage and counts[req.stage] == int(n):
-                    os._exit(77)
-        return script(req)
+class KillingLedger(Ledger):
+    """The real ledger, plus a tripwire on one stage's cumulative request count."""
 
-    return wrapped
+    def begin(self, *, role, stage):
+        if KILL and not KILL.startswith("apply:"):
+            key, n = KILL.rsplit(":", 1)
+            if key == f"{role}/{stage}":
+                done = self.totals().by_stage.get(key)
+                if (done.requests if done else 0) + 1 >= int(n):
+                    os._exit(DIED)
+        return super().begin(role=role, stage=stage)
+
+
+def build(out: Path):
+    trainer = make_trainer(
+        out,
+        ledger=KillingLedger(),
+        optimizer_script=epoch_script(),
+        train={"num_epochs": 2, "batch_size": 8},
+        optimizer={"use_slow_update": True, "use_meta_skill": True, "slow_update_samples": 6, "learning_rate": 2,
+                   "min_learning_rate": 1},
+    )
+    if KILL.startswith("apply:"):
+        applies = {"n": 0}
+        original = trainer.policy.apply
+
+        def apply(ctx, skill, patch):
+            applies["n"] += 1
+            if applies["n"] == int(KILL.split(":")[1]):
+                os._exit(DIED)
+            return original(ctx, skill, patch)
+
+        trainer.policy.apply = apply
+    return trainer
 
 
 if __name__ == "__main__":
-    out = Path(sys.argv[1])
-    trainer = make_trainer(
-        out,
-        target_script=killer(toy_target),
-        optimizer_script=killer(epoch_script()),
-        train={"num_epochs": 2, "batch_size": 8},
-        optimizer={"use_slow_update": True, "use_meta_skill": True, "slow_update_samples": 6, "learning_rate": 2, "min_learning_rate": 1},
-    )
-    summary = trainer.train()
-    print(json.dumps({"status": summary["status"]}))
+    summary = build(Path(sys.argv[1])).train()
+    print(json.dumps({"status": summary.status.value}))

@@ -20,8 +20,24 @@ def test_defaults_are_the_paper_settings():
     assert cfg.optimizer.use_slow_update and cfg.optimizer.use_meta_skill and not cfg.optimizer.slow_update_gate_with_selection
     assert cfg.optimizer.slow_update_samples == 20 and cfg.optimizer.longitudinal_pair_policy == "mixed"
     assert not cfg.optimizer.use_skill_aware_reflection
-    assert cfg.evaluation.use_gate and cfg.evaluation.gate == "strict" and cfg.evaluation.gate_metric == "hard"
+    assert cfg.evaluation.use_gate and cfg.evaluation.gate_metric == "hard"
     assert cfg.evaluation.gate_mixed_weight == 0.5 and cfg.evaluation.eval_test
+    # the one deliberate difference: the default gate is the paired test (``--preset paper`` restores strict)
+    assert cfg.evaluation.gate == "paired" and cfg.evaluation.gate_confidence == 0.95
+
+
+def test_paper_preset_is_exact_only_when_asked_for():
+    from skillopt.config.presets import resolve_preset
+
+    class Env:
+        presets = {"small": {"train": {"num_epochs": 1}}, "full": {"env": {"workers": 24}}}
+
+    assert resolve_preset(Env, "paper", explicit=True) == ("paper", {"env": {"workers": 24}, "evaluation": {"gate": "strict"}})
+    # an env (or an old plugin) choosing "paper" automatically gets the full-size settings, not the paper's gate
+    assert resolve_preset(Env, "paper", explicit=False) == ("full", {"env": {"workers": 24}})
+    assert resolve_preset(Env, "full", explicit=True) == ("full", {"env": {"workers": 24}})
+    with pytest.raises(ConfigError, match="presets: full, paper, small"):
+        resolve_preset(Env, "tiny", explicit=True, env_name="x")
 
 
 def test_toml_file_then_set_then_flags(tmp_path):

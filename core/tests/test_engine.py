@@ -8,8 +8,6 @@ from __future__ import annotations
 import json
 import re
 
-import pytest
-
 from engine_helpers import make_trainer
 from skillopt.records import skill_hash
 from toy import toy_optimizer
@@ -23,23 +21,26 @@ def test_training_learns_the_missing_rules_and_writes_every_run_file(tmp_path):
     summary = make_trainer(tmp_path).train()
     best = (tmp_path / "best_skill.md").read_text()
     assert all(f"RULE-{k}" in best for k in ("upper", "reverse", "double", "vowels"))
-    assert summary["test"]["initial"]["hard"] == 0.0 and summary["test"]["best"]["hard"] == 1.0
-    assert set(summary["test"]["best"]["by_task_type"]) == {"upper", "reverse", "double", "vowels"}
+    assert summary.test["initial"].hard == 0.0 and summary.test["best"].hard == 1.0
+    assert set(summary.test["best"].by_task_type) == {"upper", "reverse", "double", "vowels"}
     step = tmp_path / "steps" / "step_0001"
-    for rel in ["rollout/results.jsonl", "patches/minibatch_fail_000.json", "merged_patch.json", "ranked_edits.json",
-                "edit_apply_report.json", "candidate_skill.md", "selection_eval/results.jsonl", "gate_verdict.json", "step_record.json"]:
+    for rel in ["rollout/results.jsonl", "reflect/minibatch_fail_000.json", "merge/result.json", "select/result.json",
+                "apply/result.json", "apply/candidate_skill.md", "gate/results.jsonl", "gate/result.json", "step_record.json"]:
         assert (step / rel).is_file(), rel
     conv = load(next((step / "rollout" / "predictions").glob("*/conversation.json")))
     assert conv["turns"][1]["content"].startswith("Puzzle kind:")
     history = load(tmp_path / "history.json")
-    assert [h["step"] for h in history] == [1, 2, 3, 4]
+    assert [h["step"] for h in history] == [1, 2, 3, 4] and {h["kind"] for h in history} == {"step"}
     assert history[0]["action"] == "accept_new_best" and history[0]["n_edits_applied"] >= 1
     assert {"rollout_hard", "edit_budget", "n_edits_proposed", "n_edits_applied", "verdict", "prompt_tokens", "optimizer_prompt_tokens"} <= set(history[0])
     assert sorted(p.name for p in (tmp_path / "skills").glob("skill_v*.md")) == [f"skill_v{i:04d}.md" for i in range(5)]
     state = load(tmp_path / "runtime_state.json")
     assert state["status"] == "finished" and state["last_completed_step"] == 4
     assert state["best_hash"] == skill_hash(best)
-    assert load(tmp_path / "summary.json")["status"] == "finished"
+    assert load(tmp_path / "summary.json")["status"] == "finished" and summary.exit_code == 0
+    by_stage = load(tmp_path / "summary.json")["usage"]["by_stage"]  # ledger labels are the pipeline's stage names
+    assert {"target/gate", "target/rollout", "target/final_eval", "optimizer/reflect"} <= set(by_stage)
+    assert all(isinstance(v["calls"], int) for v in by_stage.values())
 
 
 def test_the_optimizer_sees_the_skill_once_and_no_item_ids(tmp_path):
@@ -69,7 +70,7 @@ def test_gate_rejects_a_harmful_edit_and_the_buffer_remembers_it(tmp_path):
     history = load(tmp_path / "history.json")
     assert history[0]["action"] == "reject"
     assert "RULE-BAD" not in (tmp_path / "best_skill.md").read_text()
-    verdict = load(tmp_path / "steps" / "step_0001" / "gate_verdict.json")
+    verdict = load(tmp_path / "steps" / "step_0001" / "gate" / "result.json")["result"]["verdict"]
     assert not verdict["accepted"] and verdict["candidate_score"] <= verdict["current_score"]
     second = [r for r in trainer.optimizer.backend.requests if r.stage == "analyst"][-1].messages[-1].content
     assert "REJECT" in second and "rejected edit" in second and "RULE-BAD" in second
@@ -79,8 +80,8 @@ def test_ranking_clips_to_the_budget_and_keeps_its_choice(tmp_path):
     trainer = make_trainer(tmp_path, optimizer_script=toy_optimizer(rank_reverse=True), num_epochs=1,
                            optimizer={"learning_rate": 2, "min_learning_rate": 2})
     trainer.train()
-    ranked = load(tmp_path / "steps" / "step_0001" / "ranked_edits.json")
-    assert ranked["budget"] == 2 and len(ranked["patch"]["edits"]) == 2
+    ranked = load(tmp_path / "steps" / "step_0001" / "select" / "result.json")["result"]
+    assert ranked["budget"] == 2 and len(ranked["selected"]["edits"]) == 2
     assert ranked["selection"]["ranking"] == "optimizer" and ranked["selection"]["selected_indices"][0] > 0
 
 
@@ -94,7 +95,7 @@ def test_ranking_fallback_is_reported_when_the_optimizer_breaks_the_schema(tmp_p
     trainer.train()
     rec = load(tmp_path / "steps" / "step_0001" / "step_record.json")
     assert any("ranking fell back" in n for n in rec["notes"])
-    assert load(tmp_path / "steps" / "step_0001" / "ranked_edits.json")["selection"]["ranking"] == "support order (fallback)"
+    assert load(tmp_path / "steps" / "step_0001" / "select" / "result.json")["result"]["selection"]["ranking"] == "support order (fallback)"
 
 
 def test_a_minibatch_whose_reply_breaks_the_schema_is_counted_not_adopted(tmp_path):
@@ -110,15 +111,15 @@ def test_a_minibatch_whose_reply_breaks_the_schema_is_counted_not_adopted(tmp_pa
 
     make_trainer(tmp_path, optimizer_script=script, num_epochs=1).train()
     rec = load(tmp_path / "steps" / "step_0001" / "step_record.json")
-    assert rec["reflect_failures"] == 1
-    failed = [load(p) for p in (tmp_path / "steps" / "step_0001" / "patches").glob("*.json")]
-    assert any("error" in f and "SchemaError" in f["error"] for f in failed)
+    assert rec["reflect_failures"] == 1 and "JSON schema" in rec["reflect_failure_reasons"][0]
+    failed = [load(p)["result"] for p in (tmp_path / "steps" / "step_0001" / "reflect").glob("*.json")]
+    assert sum(1 for f in failed if f["failure"] and f["patch"] is None) == 1
 
 
 def test_use_gate_false_force_accepts_and_says_so(tmp_path):
     make_trainer(tmp_path, optimizer_script=toy_optimizer(harmful=True), num_epochs=1,
                  evaluation={"use_gate": False}, optimizer={"learning_rate": 8, "min_learning_rate": 8}).train()
-    verdict = load(tmp_path / "steps" / "step_0001" / "gate_verdict.json")
+    verdict = load(tmp_path / "steps" / "step_0001" / "gate" / "result.json")["result"]["verdict"]
     assert verdict["forced"] and verdict["action"] == "force_accept" and "use_gate=false" in verdict["reason"]
     assert load(tmp_path / "history.json")[0]["action"] == "force_accept"
     assert "RULE-BAD" not in (tmp_path / "best_skill.md").read_text()  # best is still tracked by score
@@ -126,11 +127,11 @@ def test_use_gate_false_force_accepts_and_says_so(tmp_path):
 
 def test_paired_gate_with_repeats(tmp_path):
     summary = make_trainer(tmp_path, num_epochs=1, evaluation={"gate": "paired", "gate_repeats": 2, "gate_confidence": 0.9}).train()
-    verdict = load(tmp_path / "steps" / "step_0001" / "gate_verdict.json")
+    verdict = load(tmp_path / "steps" / "step_0001" / "gate" / "result.json")["result"]["verdict"]
     assert verdict["accepted"] and verdict["details"]["repeats"] == 2 and verdict["confidence"] > 0.9
-    rows = [json.loads(x) for x in (tmp_path / "steps" / "step_0001" / "selection_eval" / "results.jsonl").read_text().splitlines()]
+    rows = [json.loads(x) for x in (tmp_path / "steps" / "step_0001" / "gate" / "results.jsonl").read_text().splitlines()]
     assert {r["key"].split("#")[1] for r in rows} == {"r0", "r1"}
-    assert summary["gate"]["name"] == "paired"
+    assert summary.gate.name == "paired"
 
 
 def test_autonomous_learning_rate_decides_the_count_and_is_logged(tmp_path):
@@ -142,10 +143,10 @@ def test_autonomous_learning_rate_decides_the_count_and_is_logged(tmp_path):
         return base(req)
 
     make_trainer(tmp_path, optimizer_script=script, num_epochs=1, optimizer={"lr_control_mode": "autonomous"}).train()
-    decision = load(tmp_path / "steps" / "step_0001" / "lr_decision.json")
-    assert decision["learning_rate"] == 1 and decision["mode"] == "autonomous"
-    assert len(load(tmp_path / "steps" / "step_0001" / "ranked_edits.json")["patch"]["edits"]) == 1
-    assert (tmp_path / "lr_history.jsonl").is_file()
+    selected = load(tmp_path / "steps" / "step_0001" / "select" / "result.json")["result"]
+    assert selected["lr_decision"]["learning_rate"] == 1 and selected["lr_decision"]["mode"] == "autonomous"
+    assert len(selected["selected"]["edits"]) == 1
+    assert [row["step"] for row in load(tmp_path / "lr_history.json")] == [1, 2]
 
 
 def test_rewrite_mode_carries_out_suggestions_with_one_rewrite(tmp_path):
@@ -168,10 +169,10 @@ def test_rewrite_mode_carries_out_suggestions_with_one_rewrite(tmp_path):
     trainer = make_trainer(tmp_path, optimizer_script=script, num_epochs=1,
                            optimizer={"skill_update_mode": "rewrite", "rewrite_max_tokens": 3000, "rewrite_reasoning_effort": "high"})
     summary = trainer.train()
-    assert summary["test"]["best"]["hard"] > 0.5
+    assert summary.test["best"].hard > 0.5
     rewrite = [r for r in trainer.optimizer.backend.requests if r.stage == "rewrite"][0]
     assert rewrite.max_tokens == 3000 and rewrite.reasoning_effort == "high"
-    assert load(tmp_path / "steps" / "step_0001" / "edit_apply_report.json")["extra"]["change_summary"] == ["added rules"]
+    assert load(tmp_path / "steps" / "step_0001" / "apply" / "result.json")["result"]["extra"]["change_summary"] == ["added rules"]
 
 
 def test_full_rewrite_mode_takes_the_merged_new_skill(tmp_path):
@@ -181,7 +182,7 @@ def test_full_rewrite_mode_takes_the_merged_new_skill(tmp_path):
         return toy_optimizer()(req)
 
     summary = make_trainer(tmp_path, optimizer_script=script, num_epochs=1, optimizer={"skill_update_mode": "full-rewrite"}).train()
-    assert summary["test"]["best"]["hard"] == 1.0
+    assert summary.test["best"].hard == 1.0
     assert load(tmp_path / "history.json")[0]["edit_budget"] == -1  # no learning-rate clipping
 
 
@@ -198,9 +199,9 @@ def test_skill_aware_reflection_routes_lapses_to_a_gated_appendix(tmp_path):
     trainer.train()
     analyst = next(r for r in trainer.optimizer.backend.requests if r.stage == "analyst" and "Failed" in r.messages[-1].content)
     assert "EXECUTION_LAPSE" in analyst.messages[0].content
-    cand = (tmp_path / "steps" / "step_0001" / "candidate_skill.md").read_text()
+    cand = (tmp_path / "steps" / "step_0001" / "apply" / "candidate_skill.md").read_text()
     assert "<!-- APPENDIX_START -->" in cand and "Re-read the puzzle kind" in cand
-    assert load(tmp_path / "steps" / "step_0001" / "gate_verdict.json")["n_items"] > 0  # the notes went through the gate
+    assert load(tmp_path / "steps" / "step_0001" / "gate" / "result.json")["result"]["verdict"]["n_items"] > 0  # the notes were gated
 
 
 def test_an_empty_proposal_skips_the_step_without_gating(tmp_path):
@@ -209,11 +210,10 @@ def test_an_empty_proposal_skips_the_step_without_gating(tmp_path):
 
     make_trainer(tmp_path, optimizer_script=script, num_epochs=1).train()
     assert [h["action"] for h in load(tmp_path / "history.json")] == ["skip_no_patches", "skip_no_patches"]
-    assert not (tmp_path / "steps" / "step_0001" / "selection_eval").exists()
+    assert not (tmp_path / "steps" / "step_0001" / "gate").exists()
 
 
 def test_systemic_rollout_failure_stops_instead_of_scoring_zero(tmp_path):
-    from skillopt.engine.rollouts import SystemicFailure
     from skillopt.errors import TransientError
 
     def dead(req):
@@ -221,19 +221,23 @@ def test_systemic_rollout_failure_stops_instead_of_scoring_zero(tmp_path):
 
     trainer = make_trainer(tmp_path, target_script=dead, num_epochs=1)
     trainer.target.retry = type(trainer.target.retry)(max_retries=0)
-    with pytest.raises(SystemicFailure, match="connection refused"):
-        trainer.train()
+    trainer.runner.heal_pause_s = 0.0
+    summary = trainer.train()
+    assert summary.status == "provider_outage" and summary.exit_code == 6 and "connection refused" in summary.stopped_reason
+    assert "model.target" in summary.advice
+    assert not (tmp_path / "gate_baseline" / "results.jsonl").exists()  # no outage was recorded as an answer
 
 
 def test_budget_stops_cleanly_at_a_step_boundary_and_resumes(tmp_path):
     from skillopt.calls import Ledger
 
     summary = make_trainer(tmp_path, ledger=Ledger(max_calls=30), num_epochs=1).train()
-    assert summary["status"] == "budget_exhausted" and "max_calls=30" in summary["stopped_reason"]
+    assert summary.status == "budget_exhausted" and "max_calls=30" in summary.stopped_reason and summary.exit_code == 3
+    assert "budget.max_calls" in summary.advice
     state = load(tmp_path / "runtime_state.json")
     assert state["status"] == "budget_exhausted"
     resumed = make_trainer(tmp_path, ledger=Ledger(max_calls=1000), num_epochs=1).train()
-    assert resumed["status"] == "finished" and resumed["steps_completed"] == 2
+    assert resumed.status == "finished" and resumed.steps_completed == 2
 
 
 def test_an_env_can_override_optimizer_prompts(tmp_path):
@@ -257,7 +261,7 @@ def test_appendix_notes_are_consolidated_above_the_threshold(tmp_path):
 
     make_trainer(tmp_path, optimizer_script=script, num_epochs=1,
                  optimizer={"use_skill_aware_reflection": True, "skill_aware_consolidate_threshold": 2}).train()
-    cand = (tmp_path / "steps" / "step_0001" / "candidate_skill.md").read_text()
+    cand = (tmp_path / "steps" / "step_0001" / "apply" / "candidate_skill.md").read_text()
     assert "- Check the puzzle kind." in cand and "Note 0" not in cand
 
 
@@ -282,7 +286,7 @@ def test_a_rollout_past_its_deadline_is_a_timeout_and_its_late_result_is_discard
 
     env = SlowEnv(SlowEnv.Config(workers=4))
     client = ModelClient(ScriptedBackend(script=toy_target), role="target", cache=None, cache_mode="off")
-    runner = RolloutRunner(env, client, workers=4, timeout_s=0.5)
+    runner = RolloutRunner(env, client, workers=4, timeout_s=0.5, heal_pause_s=0.0)
     tasks = env.tasks("val")[:4]
     out = runner.run(tasks, "- RULE-reverse\n- RULE-double\n- RULE-vowels\n- RULE-upper", tmp_path, training=False, seed=1)
     assert out[0].status == "timeout" and out[0].score.hard == 0.0 and "timed out" in out[0].error
@@ -290,9 +294,12 @@ def test_a_rollout_past_its_deadline_is_a_timeout_and_its_late_result_is_discard
     release.set()
     _time.sleep(0.3)
     lines = [json.loads(x) for x in (tmp_path / "results.jsonl").read_text().splitlines()]
-    assert [x["rollout"]["status"] for x in lines if x["key"].startswith("val-000")] == ["timeout"]
-    conv = json.loads((tmp_path / "predictions" / "val-000" / "conversation.json").read_text())
-    assert conv["status"] == "timeout"
+    # a timeout is missing data: neither it nor the late answer is recorded, so the next run asks again
+    assert [x for x in lines if x["key"].startswith("val-000")] == []
+    assert not (tmp_path / "predictions" / "val-000" / "conversation.json").exists()
+    before = len(client.backend.requests)
+    again = runner.run(tasks, "- RULE-reverse\n- RULE-double\n- RULE-vowels\n- RULE-upper", tmp_path, training=False, seed=1)
+    assert [r.status for r in again] == ["ok"] * 4 and len(client.backend.requests) == before + 1  # only val-000 re-asked
 
 
 def test_min_failure_edits_makes_failure_analysts_propose_something(tmp_path):
@@ -316,7 +323,7 @@ def test_an_edit_copying_a_training_answer_is_refused_as_a_leak(tmp_path):
         return out
 
     make_trainer(tmp_path, optimizer_script=script, num_epochs=1, optimizer={"learning_rate": 8, "min_learning_rate": 8}).train()
-    report = load(tmp_path / "steps" / "step_0001" / "edit_apply_report.json")
+    report = load(tmp_path / "steps" / "step_0001" / "apply" / "result.json")["result"]
     leaks = [r for r in report["results"] if r["status"] == "leak"]
     assert leaks and "copies the answer" in leaks[0]["detail"]
-    assert "Remember" not in (tmp_path / "steps" / "step_0001" / "candidate_skill.md").read_text()
+    assert "Remember" not in (tmp_path / "steps" / "step_0001" / "apply" / "candidate_skill.md").read_text()

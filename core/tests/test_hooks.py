@@ -159,7 +159,7 @@ class Recorder:
 
     @hookimpl
     def skillopt_run_finished(self, run, summary):
-        self.events.append(("finished", summary["status"]))
+        self.events.append(("finished", summary.status, type(summary).__name__))
 
 
 @pytest.fixture
@@ -185,7 +185,7 @@ def test_hook_skillopt_step_finished(observed_run):
 
 
 def test_hook_skillopt_run_finished(observed_run):
-    assert observed_run[-1] == ("finished", "finished")
+    assert observed_run[-1] == ("finished", "finished", "RunSummary")  # observers get the typed record
 
 
 def test_a_failing_observer_does_not_stop_training(tmp_path):
@@ -200,5 +200,5 @@ def test_a_failing_observer_does_not_stop_training(tmp_path):
     _register(Broken(), "broken-observer")
     warnings = []
     summary = make_trainer(tmp_path, observers=Observers(get_host(), warn=warnings.append), num_epochs=1).train()
-    assert summary["status"] == "finished"
+    assert summary.status == "finished"
     assert any("observer bug" in w for w in warnings)

@@ -1,14 +1,16 @@
-"""Kill a real training process at several points; re-running resumes exactly.
+"""Kill a real training process again and again; re-running resumes exactly.
 
-The resumed run must end with the same skills, decisions and scores as an
-uninterrupted run, and must not redo finished items (the models are scripted and
-deterministic; see toy.py).
+The models are scripted and deterministic (see toy.py), so an uninterrupted run is the
+reference: a run killed (os._exit, as a power cut would) inside every stage of a step,
+in both epochs, at the epoch boundary and in the final evaluation, must end with the
+same skills, the same candidate at every step, the same decisions and the same scores.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import random
 import subprocess
 import sys
 from pathlib import Path
@@ -16,6 +18,7 @@ from pathlib import Path
 import pytest
 
 WORKER = Path(__file__).with_name("resume_worker.py")
+DIED = 77
 
 
 def run(out: Path, kill: str = "") -> int:
@@ -29,36 +32,80 @@ def outcome(out: Path) -> dict:
     return {
         "best": (out / "best_skill.md").read_text(),
         "skills": {p.name: p.read_text() for p in sorted((out / "skills").glob("*.md"))},
-        "history": [(h["step"], h["action"], h["edit_budget"], h["selection_hard"], h["candidate_hash"]) for h in history],
+        "history": [(h["step"], h["action"], h["edit_budget"], h["selection_hard"], h["candidate_hash"], h["n_edits_applied"])
+                    for h in history],
         "test": {k: v["hard"] for k, v in summary["test"].items()},
         "val": summary["val"],
         "best_origin": summary["best_origin"],
-        "meta": (out / "meta_skill" / "epoch_02" / "meta_skill_result.json").read_text(),
+        "meta": json.loads((out / "meta_skill" / "epoch_02" / "result.json").read_text())["result"],
+        "slow": json.loads((out / "slow_update" / "epoch_02" / "result.json").read_text())["result"],
     }
 
 
+def requests_in_order(out: Path) -> list[tuple[str, str, int]]:
+    """(scope, role/stage, cumulative index of that stage) of every request the run sent."""
+    seen: dict[str, int] = {}
+    rows = []
+    for line in (out / "usage.jsonl").read_text().splitlines():
+        kind, key, scope = json.loads(line)[:3]
+        if kind == "b":
+            seen[key] = seen.get(key, 0) + 1
+            rows.append((scope, key, seen[key]))
+    return rows
+
+
+def kill_plan(reference: Path, seed: int = 7) -> list[str]:
+    """Kill points in the order the run reaches them: one inside each stage of step 1,
+    the gate of step 2, a rollout and an analyst call of epoch 2, the slow update's
+    rollouts and call, the meta skill, and the final evaluation."""
+    rng = random.Random(seed)
+    rows = requests_in_order(reference)
+    wanted = [
+        ("step 1", "target/rollout"), ("step 1", "optimizer/reflect"), ("step 1", "optimizer/merge"),
+        ("step 1", "optimizer/select"), ("step 2", "target/gate"), ("step 3", "target/rollout"),
+        ("step 4", "optimizer/reflect"), ("epoch 2", "target/slow_update"), ("epoch 2", "optimizer/slow_update"),
+        ("epoch 2", "optimizer/meta_skill"), ("final", "target/final_eval"),
+    ]
+    plan = []
+    for scope, key in wanted:
+        found = [(i, n) for i, (s, k, n) in enumerate(rows) if s == scope and k == key]
+        assert found, f"the reference run made no {key} request in {scope}"
+        plan.append(rng.choice(found))
+        if key == "optimizer/select":
+            plan.append((plan[-1][0] + 0.5, "apply"))  # the patch policy applies without a model call
+    ordered = sorted(plan, key=lambda p: p[0])
+    return ["apply:1" if n == "apply" else f"{rows[i][1]}:{n}" for i, n in ordered]
+
+
 @pytest.mark.slow
-def test_kill_at_four_points_and_resume_matches_an_uninterrupted_run(tmp_path):
+def test_eleven_kills_in_every_stage_and_both_epochs_end_as_an_uninterrupted_run(tmp_path):
     reference = tmp_path / "reference"
     assert run(reference) == 0
     resumed = tmp_path / "resumed"
-    kills = ["rollout:12", "analyst:1", "rollout:4", "slow_update:1"]
+    kills = kill_plan(reference)
+    assert len(kills) >= 10 and {k.split(":")[0].split("/")[-1] for k in kills} >= {
+        "rollout", "reflect", "merge", "select", "apply", "gate", "slow_update", "meta_skill", "final_eval"}
     for kill in kills:
-        assert run(resumed, kill) == 77, f"the worker should have died at {kill}"
-        assert json.loads((resumed / "runtime_state.json").read_text())["status"] == "running"
+        assert run(resumed, kill) == DIED, f"the worker should have died at {kill}"
+        state = json.loads((resumed / "runtime_state.json").read_text())
+        assert state["status"] == "running"
     assert run(resumed) == 0
     assert outcome(resumed) == outcome(reference)
     # finished items are not redone: each train rollout item appears once per step
     lines = (resumed / "steps" / "step_0001" / "rollout" / "results.jsonl").read_text().splitlines()
     keys = [json.loads(line)["key"] for line in lines if line.strip()]
     assert len(keys) == len(set(keys)) == 8
+    # and the requests paid again are only the ones in flight when each kill struck
+    extra = len(requests_in_order(resumed)) - len(requests_in_order(reference))
+    assert 0 <= extra <= 4 * len(kills)
 
 
 def test_resume_after_completion_is_a_no_op(tmp_path):
     assert run(tmp_path) == 0
     before = outcome(tmp_path)
+    sent = len(requests_in_order(tmp_path))
     assert run(tmp_path) == 0
-    assert outcome(tmp_path) == before
+    assert outcome(tmp_path) == before and len(requests_in_order(tmp_path)) == sent
 
 
 def test_step_buffer_survives_a_resume(tmp_path):
@@ -72,3 +119,20 @@ def test_step_buffer_survives_a_resume(tmp_path):
     resumed.train()
     prompts = [r.messages[-1].content for r in resumed.optimizer.backend.requests if r.stage == "analyst"]
     assert prompts and all("### Step 1 — REJECT" in p and "RULE-BAD" in p for p in prompts)
+
+
+def test_a_resume_in_epoch_two_keeps_that_epochs_step_history(tmp_path):
+    """F3: resuming in epoch 2 used to wipe the step buffer (the loop reset it while
+    skipping epoch 1), so later analysts no longer saw what this epoch had tried."""
+    from engine_helpers import make_trainer
+    from toy import toy_optimizer
+
+    settings = {"optimizer": {"learning_rate": 8, "min_learning_rate": 8}, "train": {"num_epochs": 2, "batch_size": 8}}
+    make_trainer(tmp_path, optimizer_script=toy_optimizer(harmful=True), **{**settings, "train": {**settings["train"], "max_steps": 3}}).train()
+    state = json.loads((tmp_path / "runtime_state.json").read_text())
+    assert state["buffer_epoch"] == 2 and [e["step"] for e in state["step_buffer"]] == [3]
+    resumed = make_trainer(tmp_path, optimizer_script=toy_optimizer(harmful=True), **settings)
+    resumed.train()
+    prompts = [r.messages[-1].content for r in resumed.optimizer.backend.requests if r.stage == "analyst"]
+    assert prompts and all("### Step 3 —" in p for p in prompts)
+    assert [e["step"] for e in json.loads((tmp_path / "runtime_state.json").read_text())["step_buffer"]] == [3, 4]

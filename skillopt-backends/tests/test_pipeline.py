@@ -189,15 +189,15 @@ def test_ledger_counts_tokens_and_usd_per_role_and_stage(make_openai, make_anthr
     target.complete(ask(stage="rollout"))  # cached: counted, not paid
     totals = ledger.totals()
     rollout, reflect = totals.by_stage["target/rollout"], totals.by_stage["optimizer/reflect"]
-    assert (rollout["calls"], rollout["cached_calls"], rollout["prompt_tokens"], rollout["completion_tokens"]) == (
+    assert (rollout.calls, rollout.cached_calls, rollout.prompt_tokens, rollout.completion_tokens) == (
         1,
         1,
         1000,
         200,
     )
-    assert (reflect["calls"], reflect["prompt_tokens"], reflect["completion_tokens"]) == (1, 3000, 500)
-    assert rollout["cost_usd"] == pytest.approx((1000 * 0.15 + 200 * 0.60) / 1e6)  # gpt-4o-mini
-    assert reflect["cost_usd"] == pytest.approx((3000 * 2.00 + 500 * 10.00) / 1e6)  # claude-sonnet-5-5
+    assert (reflect.calls, reflect.prompt_tokens, reflect.completion_tokens) == (1, 3000, 500)
+    assert rollout.cost_usd == pytest.approx((1000 * 0.15 + 200 * 0.60) / 1e6)  # gpt-4o-mini
+    assert reflect.cost_usd == pytest.approx((3000 * 2.00 + 500 * 10.00) / 1e6)  # claude-sonnet-5-5
     assert totals.unpriced_calls == 0
 
 

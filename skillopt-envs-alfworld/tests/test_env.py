@@ -213,8 +213,8 @@ def test_limit_and_unknown_split():
 
 
 def test_presets_resolve_against_the_schema():
-    assert set(AlfworldEnv.presets) == {"small", "paper"}
-    paper = resolve_config(ConfigSources(preset=AlfworldEnv.presets["paper"]), AlfworldConfig)
+    assert set(AlfworldEnv.presets) == {"small", "full"}
+    paper = resolve_config(ConfigSources(preset=AlfworldEnv.presets["full"]), AlfworldConfig)
     assert (paper.env.max_steps, paper.env.history, paper.env.workers) == (50, 2, 8)
     small = resolve_config(ConfigSources(preset=AlfworldEnv.presets["small"]), AlfworldConfig)
     assert isinstance(small.env, AlfworldConfig)

@@ -23,7 +23,8 @@ def test_reduced_run_on_the_local_model(tmp_path):
         "--out", str(out),
         home=tmp_path / "home",
     )  # fmt: skip
-    summary = finished_run(out, run)
+    # replies are capped very short on purpose: a run whose every reply is cut may end saying so
+    summary = finished_run(out, run, allow=("finished", "target_truncated"))
     assert summary["config"]["preset"] == "small"
     assert summary["test"]["initial"]["n"] == 1
     rollouts = [json.loads(p.read_text()) for p in out.rglob("conversation.json")]

@@ -126,10 +126,10 @@ def test_image_detail_travels_with_the_image():
 
 def test_presets_resolve_and_pick_the_input_mode():
     small = resolve_config(ConfigSources(preset=DocVQAEnv.presets["small"]), DocVQAConfig)
-    paper = resolve_config(ConfigSources(preset=DocVQAEnv.presets["paper"]), DocVQAConfig)
+    paper = resolve_config(ConfigSources(preset=DocVQAEnv.presets["full"]), DocVQAConfig)
     assert small.env.input == "ocr" and paper.env.input == "image"
     assert small.train.max_steps and small.gradient.failure_only and small.env.workers == 1
-    assert DocVQAEnv.auto_preset("local") == "small" and DocVQAEnv.auto_preset("openai") == "paper"
+    assert DocVQAEnv.auto_preset("local") == "small" and DocVQAEnv.auto_preset("openai") == "full"
     assert DocVQAConfig().input == "image"
 
 

@@ -28,7 +28,7 @@ def test_reduced_run_on_the_local_model(tmp_path):
     assert summary["config"]["preset"] == "small"
     assert summary["config"]["env"]["input"] == "ocr"
     assert summary["test"]["initial"]["n"] == 1
-    conversation = json.loads(next((out / "test_eval_baseline" / "predictions").glob("*/conversation.json")).read_text())
+    conversation = json.loads(next((out / "final_eval" / "test_initial" / "predictions").glob("*/conversation.json")).read_text())
     user = next(t["content"] for t in conversation["turns"] if t["role"] == "user")
     assert "Page text (OCR" in user and " | " in user  # the text-only model got the page as text lines
     print(f"local-model e2e run took {run.elapsed_s:.1f}s")

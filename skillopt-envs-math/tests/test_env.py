@@ -153,7 +153,7 @@ def test_limit_and_unknown_split():
 
 
 def test_presets_resolve_against_the_schema():
-    assert set(LiveMathEnv.presets) == {"small", "paper"} and LiveMathEnv.presets["paper"] == {}
+    assert set(LiveMathEnv.presets) == {"small", "full"} and LiveMathEnv.presets["full"] == {}
     cfg = resolve_config(ConfigSources(preset=LiveMathEnv.presets["small"]), LiveMathConfig)
     assert cfg.train.num_epochs == 1 and cfg.train.batch_size == 8
     assert cfg.gradient.minibatch_size == 4 and cfg.gradient.max_trajectory_chars == 1500

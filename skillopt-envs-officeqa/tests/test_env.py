@@ -18,8 +18,8 @@ def test_registered_as_officeqa_and_treasury():
 
 
 def test_presets_and_auto_choice():
-    assert OfficeQAEnv.auto_preset("local") == "small" and OfficeQAEnv.auto_preset("openai") == "paper"
-    small, paper = OfficeQAEnv.presets["small"]["env"], OfficeQAEnv.presets["paper"]["env"]
+    assert OfficeQAEnv.auto_preset("local") == "small" and OfficeQAEnv.auto_preset("openai") == "full"
+    small, paper = OfficeQAEnv.presets["small"]["env"], OfficeQAEnv.presets["full"]["env"]
     assert small["mode"] == "oracle" and small["max_completion_tokens"] <= 64
     assert (paper["mode"], paper["max_tool_turns"], paper["oracle_pages"], paper["numeric_match"]) == ("tools", 24, True, False)
     for preset in (small, paper):

@@ -140,17 +140,18 @@ def resolve(*assignments: str, **flags):
     return cfg
 
 
-def test_presets_small_on_local_and_paper_elsewhere():
+def test_presets_small_on_local_and_full_size_elsewhere():
     assert SearchQAEnv.auto_preset("local") == "small"
-    assert SearchQAEnv.auto_preset("openai") == "paper"
+    assert SearchQAEnv.auto_preset("openai") == "full"
     small = resolve(**{"model.backend": "local"})
     assert small.preset == "small" and small.env.data == "sample" and small.train.max_steps == 3
     assert small.model.optimizer.max_tokens == PRESETS["small"]["model"]["optimizer"]["max_tokens"]
     paper = resolve(**{"model.backend": "openai-compatible"})
-    assert paper.preset == "paper" and paper.env.data == "real" and paper.train.batch_size == 40 and paper.env.workers == 24
+    assert paper.preset == "full" and paper.env.data == "real" and paper.train.batch_size == 40 and paper.env.workers == 24
+    assert paper.evaluation.gate == "paired"  # the automatic choice never brings back the paper's gate
     assert small.env.demo and not paper.env.demo
     forced = resolve(**{"model.backend": "local", "preset": "paper"})
-    assert forced.preset == "paper" and forced.train.num_epochs == 4
+    assert forced.preset == "paper" and forced.train.num_epochs == 4 and forced.evaluation.gate == "strict"
     overridden = resolve("env.data_path=/x.jsonl", "train.max_steps=1", **{"model.backend": "local"})
     assert overridden.env.data_path == "/x.jsonl" and overridden.train.max_steps == 1
 
@@ -213,5 +214,5 @@ def test_a_scripted_training_run_writes_the_run_directory(run_cli, tmp_path):
     assert summary["test"]["initial"]["hard"] == 0.0
     history = json.loads((out / "history.json").read_text())
     assert [h["action"] for h in history] == ["reject", "reject"]  # the rule changes nothing for this target
-    assert "Give only the name" in (out / "steps" / "step_0001" / "candidate_skill.md").read_text()
+    assert "Give only the name" in (out / "steps" / "step_0001" / "apply" / "candidate_skill.md").read_text()
     assert "best_skill.md" in " ".join(result.output.split())

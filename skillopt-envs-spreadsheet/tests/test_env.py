@@ -61,7 +61,7 @@ def test_small_preset_resolves_and_is_chosen_for_the_local_model():
     assert cfg.env.mode == "single" and cfg.train.num_epochs == 1 and cfg.gradient.minibatch_size == 4
     assert cfg.gradient.max_trajectory_chars == 1500
     assert not cfg.optimizer.use_slow_update and not cfg.optimizer.use_meta_skill
-    assert SpreadsheetEnv.presets["paper"] == {}
+    assert SpreadsheetEnv.presets["full"] == {}
     local = resolve_config(ConfigSources(flags={"env.name": "x", "model.backend": "local"}), SpreadsheetConfig)
     other = resolve_config(ConfigSources(flags={"env.name": "x", "model.backend": "scripted"}), SpreadsheetConfig)
     assert auto_preset(SpreadsheetEnv, local) == "small" and auto_preset(SpreadsheetEnv, other) == ""

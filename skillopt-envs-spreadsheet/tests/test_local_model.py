@@ -31,7 +31,8 @@ def test_skillopt_run_completes_on_the_local_model(tmp_path):
     for item in settings:
         args += ["--set", item]
     run = run_skillopt(*args, home=tmp_path / "home", threads=0)
-    summary = finished_run(out, run)
+    # replies are capped very short on purpose: a run whose every reply (or analyst reply) is cut may end saying so
+    summary = finished_run(out, run, allow=("finished", "target_truncated", "optimizer_failed"))
     assert summary["config"]["preset"] == "small"
     assert summary["test"]["initial"]["n"] == 1
     history = json.loads((out / "history.json").read_text())

@@ -29,6 +29,8 @@ class BackendError(SkillOptError):
         super().__init__(message)
         self.backend = backend
         self.status = status
+        #: the model role whose call failed (set by the call pipeline)
+        self.role = ""
 
 
 class AuthError(BackendError):

@@ -89,16 +89,19 @@ def skillopt_step_finished(run: Any, step: Any) -> None:
     """Observer: one training step finished and its files are written.
 
     :param run: the :class:`~skillopt.engine.observers.RunInfo` of the run.
-    :param step: the :class:`skillopt.records.StepRecord` just appended to history.json.
+    :param step: the :class:`skillopt.records.StepRecord` just appended to history.json
+        (``step.action`` is a :class:`skillopt.records.StepAction`).
     """
 
 
 @hookspec
-def skillopt_run_finished(run: Any, summary: dict) -> None:
-    """Observer: the run ended (finished, stopped by a budget, or failed).
+def skillopt_run_finished(run: Any, summary: Any) -> None:
+    """Observer: the run ended (finished, or stopped by a budget, an outage, an
+    optimizer that could not reflect, truncated target replies).
 
     :param run: the :class:`~skillopt.engine.observers.RunInfo` of the run.
-    :param summary: the data written to ``summary.json``.
+    :param summary: the :class:`skillopt.results.RunSummary` written to ``summary.json``
+        (``summary.status`` is a :class:`skillopt.results.RunStatus`).
     """
 
 

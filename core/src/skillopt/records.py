@@ -8,6 +8,7 @@ hand-written ``to_dict``.
 
 from __future__ import annotations
 
+import enum
 import hashlib
 from typing import Any
 
@@ -119,12 +120,19 @@ class Turn:
     name: str = ""
 
 
+#: rollout statuses that mean "no answer was obtained": missing data, never a score
+MISSING_STATUSES = ("error", "timeout")
+
+
 @attrs.frozen(kw_only=True)
 class Rollout:
     """A scored trajectory of the target on one task under one skill.
 
-    ``status`` separates infrastructure failures (``error``, ``timeout``) from wrong
-    answers, so a dead endpoint is never mistaken for a bad skill.
+    ``status``: ``ok`` (scored), ``failed`` (the item itself could not be run: the
+    prompt does not fit the context, the env rejected the model's output; scored 0,
+    like a wrong answer), or ``error`` / ``timeout`` (the provider failed or the
+    deadline passed: missing data, never scored, retried on resume). A dead endpoint
+    is never mistaken for a bad skill.
     """
 
     task_id: str
@@ -142,6 +150,11 @@ class Rollout:
     @property
     def failed(self) -> bool:
         return self.score.hard < 1e-9
+
+    @property
+    def missing(self) -> bool:
+        """No answer was obtained (provider error or deadline): not a result."""
+        return self.status in MISSING_STATUSES
 
 
 Trajectory = Rollout
@@ -227,12 +240,23 @@ class EditResult:
 # --------------------------------------------------------------------------- gating and history
 
 
+class GateAction(enum.StrEnum):
+    """A gate's answer. ``more`` asks for another look with more repeats per item
+    (sequential gates only); ``no_decision`` means too few items were valid to decide."""
+
+    ACCEPT = "accept"
+    REJECT = "reject"
+    FORCE_ACCEPT = "force_accept"
+    NO_DECISION = "no_decision"
+    MORE = "more"
+
+
 @attrs.frozen(kw_only=True)
 class Verdict:
     """A gate's decision on a candidate skill."""
 
     accepted: bool
-    action: str
+    action: GateAction = attrs.field(converter=GateAction)
     metric: str
     current_score: float
     candidate_score: float
@@ -241,6 +265,35 @@ class Verdict:
     n_items: int = 0
     confidence: float | None = None
     details: dict[str, Any] = attrs.field(factory=dict)
+    #: val items left out of the comparison (no valid result on one side) and why
+    excluded: dict[str, str] = attrs.field(factory=dict)
+    #: repeats per item the decision was made on, and the number of looks it took
+    repeats: int = 1
+    looks: int = 1
+
+
+class StepAction(enum.StrEnum):
+    """What one step did with its candidate."""
+
+    ACCEPT = "accept"
+    ACCEPT_NEW_BEST = "accept_new_best"
+    FORCE_ACCEPT = "force_accept"
+    REJECT = "reject"
+    #: too few val items could be scored on both sides: nothing was decided
+    NO_DECISION = "no_decision"
+    SKIP_NO_PATCHES = "skip_no_patches"
+    SKIP_NO_CHANGE = "skip_no_change"
+    SKIP_NO_REWRITE = "skip_no_rewrite"
+    #: every analyst call of the step failed (schema break, truncated reply)
+    SKIP_REFLECT_FAILED = "skip_reflect_failed"
+
+    @property
+    def accepted(self) -> bool:
+        return self in (StepAction.ACCEPT, StepAction.ACCEPT_NEW_BEST, StepAction.FORCE_ACCEPT)
+
+    @property
+    def skipped(self) -> bool:
+        return self.value.startswith("skip")
 
 
 @attrs.frozen(kw_only=True)
@@ -250,15 +303,20 @@ class StepRecord:
     step: int
     epoch: int
     step_in_epoch: int
-    action: str
+    action: StepAction = attrs.field(converter=StepAction)
     edit_budget: int = 0
     rollout_hard: float = 0.0
     rollout_soft: float = 0.0
     rollout_n: int = 0
+    #: train items with no answer (provider errors): left out of reflection
     rollout_errors: int = 0
     n_failure_patches: int = 0
     n_success_patches: int = 0
+    #: analyst calls whose reply was unusable (schema broken, truncated) and why
     reflect_failures: int = 0
+    reflect_failure_reasons: tuple[str, ...] = ()
+    #: analyst calls that got no reply (provider errors): their trajectories were not reflected on
+    reflect_missing: int = 0
     n_edits_proposed: int = 0
     n_edits_merged: int = 0
     n_edits_selected: int = 0
@@ -270,6 +328,11 @@ class StepRecord:
     selection_soft: float | None = None
     candidate_gate_score: float | None = None
     verdict: Verdict | None = None
+    #: val items compared by the gate, and those excluded (provider errors)
+    gate_items: int = 0
+    gate_excluded: int = 0
+    #: val rollouts the gate's early stop did not need (vs. deciding at the most repeats)
+    gate_rollouts_saved: int = 0
     current_score: float = 0.0
     best_score: float = 0.0
     best_step: int = 0

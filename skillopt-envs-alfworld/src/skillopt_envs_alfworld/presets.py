@@ -1,6 +1,7 @@
 """Run presets of the alfworld env.
 
-``paper``: upstream's rollout settings: 50 steps per episode, the last 2 observation/
+``full`` (chosen for API backends; ``--preset paper`` is the same with the paper's
+``strict`` gate): upstream's rollout settings: 50 steps per episode, the last 2 observation/
 action pairs in the prompt, 8 rollout workers; an episode is many calls, so the per-item
 deadline is long (30 minutes). Training settings are the engine's defaults. It plays the
 bundled simulator games; add ``env.source=alfworld`` for the real ALFWorld games.
@@ -15,7 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
-PAPER: dict[str, Any] = {
+FULL: dict[str, Any] = {
     "env": {"max_steps": 50, "history": 2, "workers": 8, "exec_timeout": 1800.0},
 }
 
@@ -35,4 +36,4 @@ SMALL: dict[str, Any] = {
     "model": {"optimizer": {"max_tokens": 512}, "schema_retries": 1},
 }
 
-PRESETS: dict[str, dict[str, Any]] = {"small": SMALL, "paper": PAPER}
+PRESETS: dict[str, dict[str, Any]] = {"small": SMALL, "full": FULL}

@@ -74,7 +74,7 @@ class DocVQAEnv(Env):
     @staticmethod
     def auto_preset(target_backend: str) -> str:
         """OCR text on the embedded (text-only) local model, the paper's image input elsewhere."""
-        return "small" if target_backend in ("local", "scripted") else "paper"
+        return "small" if target_backend in ("local", "scripted") else "full"
 
     # ------------------------------------------------------------------ data
 

@@ -1,6 +1,7 @@
 """Run presets of DocVQA.
 
-``paper``: upstream's rollout (the page image as a data URL, ``env.input = image``) with
+``full`` (chosen for API backends; ``--preset paper`` is the same with the paper's
+``strict`` gate): upstream's rollout (the page image as a data URL, ``env.input = image``) with
 the engine's default training schedule, 16 rollout workers and a 120 s per-item limit.
 
 ``small``: the default on the embedded local model (SmolLM2-135M, text-only, one call at
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-PAPER: dict[str, Any] = {
+FULL: dict[str, Any] = {
     "env": {"input": "image", "workers": 16, "exec_timeout": 120.0},
 }
 
@@ -36,4 +37,4 @@ SMALL: dict[str, Any] = {
     "model": {"optimizer": {"max_tokens": 512, "timeout_s": 300.0}, "target": {"timeout_s": 300.0}},
 }
 
-PRESETS: dict[str, dict[str, Any]] = {"small": SMALL, "paper": PAPER}
+PRESETS: dict[str, dict[str, Any]] = {"small": SMALL, "full": FULL}

@@ -76,7 +76,7 @@ class LiveMathEnv(Env):
     name = "livemath"
     summary = "multiple-choice theorem questions (LiveMathematicianBench); generated sample bundled"
     Config = LiveMathConfig
-    presets: ClassVar[dict[str, dict[str, Any]]] = {"small": SMALL_PRESET, "paper": {}}
+    presets: ClassVar[dict[str, dict[str, Any]]] = {"small": SMALL_PRESET, "full": {}}
     config: LiveMathConfig
 
     # ------------------------------------------------------------------ data

@@ -72,7 +72,7 @@ class OfficeQAEnv(Env):
     @staticmethod
     def auto_preset(target_backend: str) -> str:
         """Small settings (oracle mode) on the embedded local model, the paper's everywhere else."""
-        return "small" if target_backend in ("local", "scripted") else "paper"
+        return "small" if target_backend in ("local", "scripted") else "full"
 
     def load_split(self, split: str) -> list[Task]:
         if split not in self._cache:

@@ -1,6 +1,7 @@
 """Run presets of OfficeQA.
 
-``paper``: upstream's settings: the multi-turn tool loop with 24 model turns per item,
+``full`` (chosen for API backends; ``--preset paper`` is the same with the paper's
+``strict`` gate): upstream's settings: the multi-turn tool loop with 24 model turns per item,
 the gold pages also given in the prompt (upstream's default "oracle parsed pages"), tools
 restricted to the item's source files, 4 rollout workers, exact-match scoring only (no
 numeric match), and the engine's training defaults.
@@ -16,7 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
-PAPER: dict[str, Any] = {
+FULL: dict[str, Any] = {
     "env": {"mode": "tools", "max_tool_turns": 24, "oracle_pages": True, "restrict_to_source_files": True,
             "numeric_match": False, "workers": 4},
 }  # fmt: skip
@@ -33,4 +34,4 @@ SMALL: dict[str, Any] = {
     "model": {"optimizer": {"max_tokens": 512}, "schema_retries": 1},
 }
 
-PRESETS: dict[str, dict[str, Any]] = {"small": SMALL, "paper": PAPER}
+PRESETS: dict[str, dict[str, Any]] = {"small": SMALL, "full": FULL}

@@ -53,7 +53,7 @@ class SearchQAEnv(Env):
     @staticmethod
     def auto_preset(target_backend: str) -> str:
         """Small settings on the embedded local model, the paper's everywhere else."""
-        return "small" if target_backend in ("local", "scripted") else "paper"
+        return "small" if target_backend in ("local", "scripted") else "full"
 
     # ------------------------------------------------------------------ data
 

@@ -1,6 +1,7 @@
 """Run presets of SearchQA.
 
-``paper``: the paper's settings (the engine's defaults: 4 epochs, batch 40, minibatch 8,
+``full`` (chosen for API backends; ``--preset paper`` is the same with the paper's
+``strict`` gate): the paper's settings (the engine's defaults: 4 epochs, batch 40, minibatch 8,
 learning rate 4 with a cosine schedule, slow update and meta skill) on the real data
 (``env.data = "real"``: the materialized split or ``env.data_path``), with upstream's
 rollout settings (24 workers, 120 s per item, 16384 completion tokens, no worked example).
@@ -21,7 +22,7 @@ from __future__ import annotations
 
 from typing import Any
 
-PAPER: dict[str, Any] = {
+FULL: dict[str, Any] = {
     "env": {"data": "real", "workers": 24, "exec_timeout": 120.0, "demo": False},
 }
 
@@ -43,4 +44,4 @@ SMALL: dict[str, Any] = {
     "model": {"optimizer": {"max_tokens": 512, "timeout_s": 300.0}, "target": {"timeout_s": 300.0}},
 }
 
-PRESETS: dict[str, dict[str, Any]] = {"small": SMALL, "paper": PAPER}
+PRESETS: dict[str, dict[str, Any]] = {"small": SMALL, "full": FULL}

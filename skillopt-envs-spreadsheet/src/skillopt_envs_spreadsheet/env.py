@@ -54,7 +54,7 @@ class SpreadsheetEnv(Env):
     name = "spreadsheetbench"
     summary = "SpreadsheetBench: Python/openpyxl code edits workbooks, graded by the official cell comparator"
     Config = SpreadsheetConfig
-    presets = {"small": SMALL_PRESET, "paper": {}}
+    presets = {"small": SMALL_PRESET, "full": {}}
 
     def __init__(self, config: SpreadsheetConfig | None = None):
         super().__init__(config)

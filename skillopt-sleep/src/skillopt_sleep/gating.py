@@ -10,7 +10,7 @@ or too many errors reject the candidate outright.
 from __future__ import annotations
 
 from skillopt.config.schema import EvaluationConfig
-from skillopt.records import Verdict
+from skillopt.records import GateAction, Verdict
 
 from skillopt_sleep.replay import ReplayResult
 
@@ -35,7 +35,7 @@ def decide(gate, current: ReplayResult, candidate: ReplayResult, *, min_items: i
     if bad / total > max_error_rate:
         return Verdict(
             accepted=False,
-            action="reject",
+            action=GateAction.NO_DECISION,
             metric=metric,
             current_score=0.0,
             candidate_score=0.0,
@@ -45,7 +45,7 @@ def decide(gate, current: ReplayResult, candidate: ReplayResult, *, min_items: i
     if len(shared) < min_items:
         return Verdict(
             accepted=False,
-            action="reject_unverified",
+            action=GateAction.NO_DECISION,
             metric=metric,
             current_score=0.0,
             candidate_score=0.0,

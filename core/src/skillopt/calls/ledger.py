@@ -1,9 +1,20 @@
-"""Usage accounting and hard budgets, shared by every thread of a run."""
+"""Usage accounting and hard budgets, shared by every thread of a run.
+
+Every request is *reserved* before it is sent: the budget check and the count happen
+under one lock, so ``max_calls`` bounds the requests a provider receives, retries and
+schema re-asks included. With a journal attached (the run directory's
+``usage.jsonl``) each reservation and outcome is appended as it happens, so a run
+killed at any instant resumes with exact totals: a request that was in flight when the
+process died stays counted, because it may have been paid for.
+"""
 
 from __future__ import annotations
 
+import json
 import threading
 from collections import defaultdict
+from pathlib import Path
+from typing import IO
 
 import attrs
 
@@ -11,45 +22,153 @@ from skillopt.errors import BudgetExceeded
 from skillopt.records import Usage
 
 
-@attrs.define
-class StageTotals:
-    calls: int = 0
-    cached_calls: int = 0
-    failed_calls: int = 0
-    prompt_tokens: int = 0
-    completion_tokens: int = 0
-    cost_usd: float = 0.0
-
-
 @attrs.frozen(kw_only=True)
-class LedgerTotals:
-    """A snapshot: run totals plus a ``role/stage`` breakdown."""
+class StageTotals:
+    """Counts of one ``role/stage`` (or of a whole run)."""
 
+    #: requests sent to the provider (every attempt: retries and re-asks included)
+    requests: int = 0
+    #: requests that returned a reply
     calls: int = 0
     cached_calls: int = 0
+    #: logical calls that failed for good (retries exhausted, schema broken after re-asks)
     failed_calls: int = 0
+    #: replies cut at their token cap
+    truncated: int = 0
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float = 0.0
     unpriced_calls: int = 0
-    by_stage: dict[str, dict[str, float]] = attrs.field(factory=dict)
 
     @property
     def tokens(self) -> int:
         return self.prompt_tokens + self.completion_tokens
 
+    def __add__(self, other: StageTotals) -> StageTotals:
+        return StageTotals(**{
+            f.name: getattr(self, f.name) + getattr(other, f.name) for f in attrs.fields(StageTotals)
+        })
+
+
+@attrs.frozen(kw_only=True)
+class LedgerTotals(StageTotals):
+    """A snapshot: run totals plus a ``role/stage`` breakdown."""
+
+    by_stage: dict[str, StageTotals] = attrs.field(factory=dict)
+
+    @classmethod
+    def of(cls, stages: dict[str, StageTotals]) -> LedgerTotals:
+        total = sum(stages.values(), StageTotals())
+        return cls(**attrs.asdict(total, recurse=False), by_stage=dict(sorted(stages.items())))
+
+    def role(self, role: str) -> StageTotals:
+        return sum((v for k, v in self.by_stage.items() if k.startswith(f"{role}/")), StageTotals())
+
+
+def _add(counter: dict[str, float], **values: float) -> None:
+    for key, value in values.items():
+        counter[key] = counter.get(key, 0) + value
+
+
+class UsageJournal:
+    """Append-only ``usage.jsonl``: one short JSON array per reservation or outcome.
+
+    Lines: ``["b", key, scope]`` a request is about to be sent; ``["ok", key, scope,
+    prompt, completion, cost|null, truncated]`` it answered; ``["x", key, scope]`` it
+    failed; ``["f", key, scope]`` a logical call failed for good; ``["h", key, scope]``
+    a cache hit. A torn last line (a kill mid-write) is skipped.
+    """
+
+    def __init__(self, path: Path):
+        self.path = Path(path)
+        self._fh: IO[str] | None = None
+
+    def lines(self) -> list[list]:
+        try:
+            text = self.path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            return []
+        out = []
+        for line in text.splitlines():
+            try:
+                row = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(row, list) and len(row) >= 3:
+                out.append(row)
+        return out
+
+    def write(self, row: list) -> None:
+        if self._fh is None:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - held for the run
+        self._fh.write(json.dumps(row, separators=(",", ":")) + "\n")
+        self._fh.flush()  # in the kernel before the request leaves: a SIGKILL cannot lose it
+
+    def close(self) -> None:
+        if self._fh is not None:
+            self._fh.close()
+            self._fh = None
+
 
 class Ledger:
-    """Counts paid calls, tokens and USD; raises :class:`BudgetExceeded` before a call
-    that would start after a limit is reached. Cache hits are counted but cost nothing."""
+    """Counts requests, replies, tokens and USD per ``role/stage`` and per scope (a
+    training step); raises :class:`BudgetExceeded` instead of sending a request once a
+    limit is reached. Cache hits are counted but cost nothing."""
 
     def __init__(self, *, max_cost_usd: float | None = None, max_calls: int | None = None, max_tokens: int | None = None):
         self.max_cost_usd = max_cost_usd
         self.max_calls = max_calls
         self.max_tokens = max_tokens
         self._lock = threading.Lock()
-        self._stages: dict[str, StageTotals] = defaultdict(StageTotals)
-        self._unpriced = 0
+        self._stages: dict[str, dict[str, float]] = defaultdict(dict)
+        self._scopes: dict[str, dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
+        self._journal: UsageJournal | None = None
+        #: label of the work being paid for now (the trainer sets ``step 3``, ``final`` ...)
+        self.scope = ""
+
+    # ---------------------------------------------------------------- persistence
+
+    def attach(self, path: Path) -> None:
+        """Continue from a run directory's journal (budgets span sessions and kills)."""
+        journal = UsageJournal(path)
+        with self._lock:
+            for row in journal.lines():
+                self._apply(row)
+            self._journal = journal
+
+    def close(self) -> None:
+        with self._lock:
+            if self._journal is not None:
+                self._journal.close()
+
+    def _apply(self, row: list) -> None:
+        kind, key, scope = row[0], str(row[1]), str(row[2])
+        values: dict[str, float]
+        if kind == "b":
+            values = {"requests": 1}
+        elif kind == "ok":
+            prompt, completion, cost, truncated = (row[3:7] + [0, 0, None, 0])[:4]
+            values = {"calls": 1, "prompt_tokens": int(prompt), "completion_tokens": int(completion), "truncated": int(truncated)}
+            if cost is None:
+                values["unpriced_calls"] = 1
+            else:
+                values["cost_usd"] = float(cost)
+        elif kind == "f":
+            values = {"failed_calls": 1}
+        elif kind == "h":
+            values = {"cached_calls": 1}
+        else:  # "x": a failed attempt is already counted as a request
+            return
+        _add(self._stages[key], **values)
+        _add(self._scopes[scope][key], **values)
+
+    def _log(self, row: list) -> None:
+        self._apply(row)
+        if self._journal is not None:
+            self._journal.write(row)
+
+    # ---------------------------------------------------------------- budget
 
     def check(self) -> None:
         """Raise if any hard limit is already reached."""
@@ -59,52 +178,66 @@ class Ledger:
 
     def exhausted(self) -> str:
         """Why the budget is spent, or '' while there is budget left."""
-        t = self.totals()
-        if self.max_calls is not None and t.calls >= self.max_calls:
-            return f"call budget spent: {t.calls} of max_calls={self.max_calls}"
-        if self.max_cost_usd is not None and t.cost_usd >= self.max_cost_usd:
-            return f"cost budget spent: ${t.cost_usd:.4f} of max_cost_usd=${self.max_cost_usd:.4f}"
-        if self.max_tokens is not None and t.tokens >= self.max_tokens:
-            return f"token budget spent: {t.tokens} of max_tokens={self.max_tokens}"
+        with self._lock:
+            return self._exhausted()
+
+    def _exhausted(self) -> str:
+        requests = cost = tokens = 0.0
+        for values in self._stages.values():
+            requests += values.get("requests", 0)
+            cost += values.get("cost_usd", 0.0)
+            tokens += values.get("prompt_tokens", 0) + values.get("completion_tokens", 0)
+        if self.max_calls is not None and requests >= self.max_calls:
+            return f"call budget spent: {int(requests)} of max_calls={self.max_calls}"
+        if self.max_cost_usd is not None and cost >= self.max_cost_usd:
+            return f"cost budget spent: ${cost:.4f} of max_cost_usd=${self.max_cost_usd:.4f}"
+        if self.max_tokens is not None and tokens >= self.max_tokens:
+            return f"token budget spent: {int(tokens)} of max_tokens={self.max_tokens}"
         return ""
 
-    def record(self, *, role: str, stage: str, usage: Usage, cost_usd: float | None, cached: bool) -> None:
+    # ---------------------------------------------------------------- events
+
+    def begin(self, *, role: str, stage: str) -> None:
+        """Reserve one request (raises :class:`BudgetExceeded` when none is left)."""
         with self._lock:
-            s = self._stages[f"{role}/{stage}"]
+            reason = self._exhausted()
+            if reason:
+                raise BudgetExceeded(reason)
+            self._log(["b", f"{role}/{stage}", self.scope])
+
+    def record(self, *, role: str, stage: str, usage: Usage, cost_usd: float | None, cached: bool, truncated: bool = False) -> None:
+        """A reply: paid (after :meth:`begin`) or served from the cache."""
+        key = f"{role}/{stage}"
+        with self._lock:
             if cached:
-                s.cached_calls += 1
-                return
-            s.calls += 1
-            s.prompt_tokens += usage.prompt_tokens
-            s.completion_tokens += usage.completion_tokens
-            if cost_usd is None:
-                self._unpriced += 1
+                self._log(["h", key, self.scope])
             else:
-                s.cost_usd += cost_usd
+                self._log(["ok", key, self.scope, usage.prompt_tokens, usage.completion_tokens, cost_usd, int(truncated)])
+
+    def record_attempt_failure(self, *, role: str, stage: str) -> None:
+        with self._lock:
+            self._log(["x", f"{role}/{stage}", self.scope])
 
     def record_failure(self, *, role: str, stage: str) -> None:
+        """A logical call failed for good (after retries or schema re-asks)."""
         with self._lock:
-            self._stages[f"{role}/{stage}"].failed_calls += 1
+            self._log(["f", f"{role}/{stage}", self.scope])
+
+    # ---------------------------------------------------------------- reading
+
+    @staticmethod
+    def _totals(stages: dict[str, dict[str, float]]) -> LedgerTotals:
+        typed = {}
+        for key, values in stages.items():
+            ints = {k: int(v) for k, v in values.items() if k != "cost_usd"}
+            typed[key] = StageTotals(**ints, cost_usd=round(float(values.get("cost_usd", 0.0)), 8))
+        return LedgerTotals.of(typed)
 
     def totals(self) -> LedgerTotals:
         with self._lock:
-            stages = {k: attrs.asdict(v) for k, v in sorted(self._stages.items())}
-            unpriced = self._unpriced
-        return LedgerTotals(
-            calls=sum(s["calls"] for s in stages.values()),
-            cached_calls=sum(s["cached_calls"] for s in stages.values()),
-            failed_calls=sum(s["failed_calls"] for s in stages.values()),
-            prompt_tokens=sum(s["prompt_tokens"] for s in stages.values()),
-            completion_tokens=sum(s["completion_tokens"] for s in stages.values()),
-            cost_usd=round(sum(s["cost_usd"] for s in stages.values()), 8),
-            unpriced_calls=unpriced,
-            by_stage=stages,
-        )
+            return self._totals({k: dict(v) for k, v in self._stages.items()})
 
-    def restore(self, totals: LedgerTotals) -> None:
-        """Continue counting from a resumed run's totals, so budgets span sessions."""
+    def scope_totals(self, scope: str) -> LedgerTotals:
+        """What one scope (a step) spent, over every session of the run."""
         with self._lock:
-            self._stages.clear()
-            for key, values in totals.by_stage.items():
-                self._stages[key] = StageTotals(**{k: values.get(k, 0) for k in attrs.fields_dict(StageTotals)})
-            self._unpriced = totals.unpriced_calls
+            return self._totals({k: dict(v) for k, v in self._scopes.get(scope, {}).items()})

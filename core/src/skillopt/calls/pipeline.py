@@ -100,13 +100,20 @@ class ModelClient:
 
     # ---------------------------------------------------------------- public
 
-    def complete(self, request: CompletionRequest) -> Completion:
+    def for_stage(self, label: str) -> StageClient:
+        """This client with its calls booked under pipeline stage ``label`` in the ledger."""
+        return StageClient(self, label)
+
+    def complete(self, request: CompletionRequest, *, label: str = "") -> Completion:
+        """Answer ``request``; the ledger books it under ``role/label`` (default: the
+        request's own stage)."""
         request = self._effective(request)
+        label = label or request.stage
         key = request_key(self.identity, request)
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                self.ledger.record(role=self.role, stage=request.stage, usage=hit.usage, cost_usd=0.0, cached=True)
+                self.ledger.record(role=self.role, stage=label, usage=hit.usage, cost_usd=0.0, cached=True)
                 return attrs.evolve(hit, cached=True, cost_usd=0.0)
             if self.cache_mode == "replay":
                 raise CacheMiss(
@@ -114,7 +121,7 @@ class ModelClient:
                     f" ({self.identity.get('model') or 'default model'}); run once with model.cache=read-write",
                     backend=self.backend.name,
                 )
-        completion = self._complete_valid(request)
+        completion = self._complete_valid(request, label)
         if self.cache is not None:
             self.cache.put(key, self.identity, request, completion)
         return completion
@@ -134,12 +141,12 @@ class ModelClient:
             changes["timeout_s"] = s.timeout_s
         return attrs.evolve(request, **changes)
 
-    def _complete_valid(self, request: CompletionRequest) -> Completion:
+    def _complete_valid(self, request: CompletionRequest, label: str) -> Completion:
         schema = request.json_schema
         asked = request
         problems: list[str] = []
         for _ in range(self.schema_retries + 1):
-            completion = self._call_with_retries(asked)
+            completion = self._call_with_retries(asked, label)
             if schema is None:
                 return completion
             try:
@@ -164,27 +171,32 @@ class ModelClient:
                     ),
                 ),
             )
-        self.ledger.record_failure(role=self.role, stage=request.stage)
+        self.ledger.record_failure(role=self.role, stage=label)
         raise SchemaError(
             f"{self.backend.name} reply broke the JSON schema after {self.schema_retries} re-asks: "
             + redact_text("; ".join(problems[:3])),
             backend=self.backend.name,
         )
 
-    def _call_with_retries(self, request: CompletionRequest) -> Completion:
+    def _call_with_retries(self, request: CompletionRequest, label: str) -> Completion:
         attempt = 0
         while True:
             if self.cancel.is_set():
                 raise Cancelled("run cancelled")
-            self.ledger.check()
             try:
                 with self.limiter:
+                    self.ledger.begin(role=self.role, stage=label)  # reserved before it is sent
                     started = time.monotonic()
-                    completion = self.backend.complete(request)
+                    try:
+                        completion = self.backend.complete(request)
+                    except BackendError:
+                        self.ledger.record_attempt_failure(role=self.role, stage=label)
+                        raise
                     latency = time.monotonic() - started
             except BackendError as exc:
                 if not exc.retryable or attempt >= self.retry.max_retries:
-                    self.ledger.record_failure(role=self.role, stage=request.stage)
+                    self.ledger.record_failure(role=self.role, stage=label)
+                    exc.role = self.role
                     raise
                 with self._rng_lock:
                     delay = self.retry.delay(attempt, exc, self._rng)
@@ -197,7 +209,8 @@ class ModelClient:
                 if priced is not None:
                     cost = priced
             completion = attrs.evolve(completion, cost_usd=cost, latency_s=completion.latency_s or latency)
-            self.ledger.record(role=self.role, stage=request.stage, usage=completion.usage, cost_usd=cost, cached=False)
+            self.ledger.record(role=self.role, stage=label, usage=completion.usage, cost_usd=cost, cached=False,
+                               truncated=completion.finish_reason == "length")
             return completion
 
     def _wait(self, seconds: float) -> None:
@@ -206,3 +219,25 @@ class ModelClient:
             return
         if self.cancel.wait(seconds):
             raise Cancelled("run cancelled")
+
+
+class StageClient:
+    """A :class:`ModelClient` whose calls are booked under one pipeline stage.
+
+    The engine hands envs and edit policies these views, so the ledger reads
+    ``target/gate`` or ``optimizer/select`` whatever the env or policy names its
+    requests. Everything else is the underlying client's.
+    """
+
+    def __init__(self, client: ModelClient, label: str):
+        self.client = client
+        self.label = label
+
+    def complete(self, request: CompletionRequest) -> Completion:
+        return self.client.complete(request, label=self.label)
+
+    def for_stage(self, label: str) -> StageClient:
+        return StageClient(self.client, label)
+
+    def __getattr__(self, name: str):
+        return getattr(self.client, name)

@@ -57,9 +57,11 @@ def run(
     except SkillOptError as exc:
         raise fail(str(exc)) from None
     if as_json:
-        print_json(summary)
-    if summary.get("status") == "budget_exhausted":
-        raise typer.Exit(3)
+        from skillopt.serde import to_data
+
+        print_json(to_data(summary))
+    if summary.exit_code:
+        raise typer.Exit(summary.exit_code)
 
 
 SkillOpt = Annotated[Path, typer.Option("--skill", help="Skill file to evaluate.")]

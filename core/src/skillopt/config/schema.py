@@ -94,12 +94,14 @@ class EvaluationConfig:
     """The validation gate and the final evaluations."""
 
     use_gate: bool = True
-    gate: str = "strict"
+    gate: str = "paired"
     gate_metric: str = attrs.field(default="hard", validator=_one_of(GATE_METRICS))
     gate_mixed_weight: float = attrs.field(default=0.5, validator=[v.ge(0.0), v.le(1.0)])
     gate_repeats: int = attrs.field(default=1, validator=_at_least(1))
+    gate_max_repeats: int = attrs.field(default=3, validator=_at_least(1))
+    gate_min_items: int = attrs.field(default=0, validator=_at_least(0))
     gate_min_margin: float = attrs.field(default=0.0, validator=v.ge(0.0))
-    gate_confidence: float = attrs.field(default=0.9, validator=[v.gt(0.0), v.lt(1.0)])
+    gate_confidence: float = attrs.field(default=0.95, validator=[v.gt(0.0), v.lt(1.0)])
     gate_no_regression: bool = False
     use_semantic_density: bool = False
     semantic_density_weight: float = 0.05

@@ -94,17 +94,19 @@ def plan_calls(cfg, *, n_train: int, n_val: int, n_test: int, per_rollout: int, 
         steps = min(steps, t.max_steps)
     epochs_run = min(t.num_epochs, math.ceil(steps / steps_per_epoch))
     batch = min(t.batch_size, n_train)
-    val = (min(e.sel_env_num, n_val) if e.sel_env_num else n_val) * e.gate_repeats * per_rollout
+    n_gate = min(e.sel_env_num, n_val) if e.sel_env_num else n_val
+    first, most = e.gate_repeats, max(e.gate_repeats, e.gate_max_repeats) if cfg.evaluation.gate == "paired" else e.gate_repeats
+    val = n_gate * first * per_rollout
+    # a racing gate may add repeats up to ``most`` for the candidate and the current skill
+    gate_step = n_gate * (most + (most - first)) * per_rollout
     test = (min(e.test_env_num, n_test) if e.test_env_num else n_test) * per_rollout
     boundaries = max(0, epochs_run - 1) if (o.use_slow_update or o.use_meta_skill) else 0
 
     target = {
-        "baseline val": val,
         "rollout": steps * t.accumulation * batch * per_rollout,
-        "gate val": steps * val,
-        "epoch comparison": boundaries * 2 * min(o.slow_update_samples, n_train) * per_rollout,
-        "slow update val": boundaries * val if o.use_slow_update else 0,
-        "final val + test": (val + 3 * test) if e.eval_test else 0,
+        "gate": val + steps * gate_step + (boundaries * gate_step if o.use_slow_update else 0),
+        "slow_update": boundaries * 2 * min(o.slow_update_samples, n_train) * per_rollout,
+        "final_eval": (val + 3 * test) if e.eval_test else 0,
     }
     per_micro = math.ceil(batch / g.minibatch_size)
     fail_patches = t.accumulation * per_micro
@@ -112,15 +114,13 @@ def plan_calls(cfg, *, n_train: int, n_val: int, n_test: int, per_rollout: int, 
     # failures and successes split one batch: ceil(f/m) + ceil(s/m) <= ceil(batch/m) + 1
     analysts = t.accumulation * (per_micro if g.failure_only else min(per_micro + 1, 2 * per_micro))
     optimizer = {
-        "analyst": steps * analysts,
+        "reflect": steps * analysts,
         "merge": steps * (_merge_calls(fail_patches, g.merge_batch_size) + _merge_calls(succ_patches, g.merge_batch_size)
                           + (1 if succ_patches else 0)),
-        "ranking": steps if policy == "patch" else 0,
-        "rewrite": steps if policy != "patch" else 0,
-        "autonomous lr": steps if o.lr_control_mode == "autonomous" else 0,
-        "appendix": steps if o.use_skill_aware_reflection else 0,
-        "slow update": boundaries if o.use_slow_update else 0,
-        "meta skill": boundaries if o.use_meta_skill else 0,
+        "select": steps * ((1 if policy != "full-rewrite" else 0) + (1 if o.lr_control_mode == "autonomous" else 0)),
+        "apply": steps * ((1 if policy in ("rewrite", "full-rewrite") else 0) + (1 if o.use_skill_aware_reflection else 0)),
+        "slow_update": boundaries if o.use_slow_update else 0,
+        "meta_skill": boundaries if o.use_meta_skill else 0,
     }
     return steps, {k: v for k, v in target.items() if v}, {k: v for k, v in optimizer.items() if v}
 

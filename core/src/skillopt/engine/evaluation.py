@@ -1,21 +1,24 @@
 """Scoring skills on a split, memoised by skill content.
 
 Every skill version is scored on the *same* items with the *same* per-item seeds, so
-gates compare like with like, and a skill that was scored once (the baseline, an
-accepted candidate) is never re-rolled: the score book maps (split, skill hash,
-repeats, item set) to per-item scores and survives resume.
+gates compare like with like. The score book maps (split, skill hash, item set) to the
+folder holding that skill's rollouts; the rollouts' own ``results.jsonl`` is the memo,
+so a skill scored once (the baseline, an accepted candidate) is never re-rolled, a
+gate that asks for more repeats adds only the new ones, and items that were missing
+(provider errors) are asked again the next time the skill is evaluated.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
-from collections import Counter, defaultdict
+from collections import defaultdict
 from pathlib import Path
 
 from skillopt.gates import Evaluation
 from skillopt.records import Rollout, Task, skill_hash
 from skillopt.engine.rundir import read_json, write_json
+from skillopt.engine.seeds import derive_seed
 
 
 def items_fingerprint(tasks: list[Task]) -> str:
@@ -23,44 +26,67 @@ def items_fingerprint(tasks: list[Task]) -> str:
 
 
 class ScoreBook:
+    """``score_book.json``: where each (split, skill, item set) evaluation lives."""
+
     def __init__(self, path: Path):
         self.path = path
         self._lock = threading.Lock()
-        self._data: dict[str, dict] = read_json(path, {}) or {}
+        try:
+            data = read_json(path, {}) or {}
+        except ValueError:
+            data = {}
+        self._data: dict[str, dict] = data if isinstance(data, dict) else {}
 
     @staticmethod
-    def key(split: str, h: str, repeats: int, fp: str) -> str:
-        return f"{split}:{h}:r{repeats}:{fp}"
+    def key(split: str, h: str, fp: str) -> str:
+        return f"{split}:{h}:{fp}"
 
-    def get(self, key: str) -> dict | None:
+    def folder(self, key: str) -> Path | None:
         with self._lock:
-            return self._data.get(key)
+            entry = self._data.get(key)
+        if not isinstance(entry, dict) or not entry.get("dir"):
+            return None
+        return self.path.parent / entry["dir"]  # relative to the run directory (absolute stays absolute)
 
-    def put(self, key: str, entry: dict) -> None:
+    def put(self, key: str, folder: Path) -> None:
+        try:
+            shown = str(Path(folder).relative_to(self.path.parent))
+        except ValueError:
+            shown = str(folder)
         with self._lock:
-            self._data[key] = entry
+            if self._data.get(key, {}).get("dir") == shown:
+                return
+            self._data[key] = {"dir": shown}
             write_json(self.path, self._data)
 
 
 def to_evaluation(skill: str, split: str, rollouts: list[Rollout]) -> Evaluation:
     items: dict[str, list[tuple[float, float]]] = defaultdict(list)
+    missing: dict[str, str] = {}
+    types: dict[str, str] = {}
     for ro in rollouts:
+        types[ro.task_id] = ro.task_type
+        if ro.missing:
+            missing.setdefault(ro.task_id, (ro.error or ro.status).strip().splitlines()[0][:200] if (ro.error or ro.status).strip() else ro.status)
+            continue
         items[ro.task_id].append((float(ro.score.hard), float(ro.score.soft)))
-    return Evaluation(skill=skill, skill_hash=skill_hash(skill), split=split, items=dict(items))
+    missing = {k: v for k, v in missing.items() if k not in items}
+    return Evaluation(skill=skill, skill_hash=skill_hash(skill), split=split, items=dict(items), missing=missing, task_types=types)
 
 
 def breakdown(rollouts: list[Rollout]) -> dict[str, dict[str, float]]:
-    """Per task type: count, hard and soft means, errors."""
+    """Per task type: count, hard and soft means over scored rollouts, and missing ones."""
     groups: dict[str, list[Rollout]] = defaultdict(list)
     for ro in rollouts:
         groups[ro.task_type].append(ro)
     out = {}
     for kind, rows in sorted(groups.items()):
+        scored = [r for r in rows if not r.missing]
         out[kind] = {
             "total": len(rows),
-            "hard": sum(r.score.hard for r in rows) / len(rows),
-            "soft": sum(r.score.soft for r in rows) / len(rows),
-            "errors": sum(1 for r in rows if r.status != "ok"),
+            "hard": sum(r.score.hard for r in scored) / len(scored) if scored else 0.0,
+            "soft": sum(r.score.soft for r in scored) / len(scored) if scored else 0.0,
+            "errors": len(rows) - len(scored),
         }
     return out
 
@@ -71,34 +97,15 @@ class Evaluator:
         self.book = book
         self.seed = seed
 
-    def load_rollouts(self, skill: str, tasks: list[Task], *, split: str, repeats: int = 1) -> list[Rollout]:
-        """The rollouts behind a memoised evaluation (re-read from its folder)."""
-        entry = self.book.get(ScoreBook.key(split, skill_hash(skill), repeats, items_fingerprint(tasks)))
-        if entry is None:
-            raise KeyError(f"no {split} evaluation recorded for this skill")
-        return self.runner.run(tasks, skill, Path(entry["dir"]), training=False, seed=self.seed + 7, repeats=repeats, label=f"{split} eval")
-
-    def evaluate(self, skill: str, tasks: list[Task], out_dir: Path, *, split: str, repeats: int = 1, label: str = "") -> tuple[Evaluation, list[Rollout] | None]:
-        """Score ``skill`` on ``tasks``; returns the evaluation and the rollouts when run now."""
-        h = skill_hash(skill)
-        key = ScoreBook.key(split, h, repeats, items_fingerprint(tasks))
-        entry = self.book.get(key)
-        if entry is not None:
-            items = {k: [tuple(x) for x in v] for k, v in entry["items"].items()}
-            return Evaluation(skill=skill, skill_hash=h, split=split, items=items), None
+    def evaluate(
+        self, skill: str, tasks: list[Task], out_dir: Path, *, split: str, repeats: int = 1, label: str = "", client=None,
+    ) -> tuple[Evaluation, list[Rollout]]:
+        """Score ``skill`` on ``tasks`` (running only what its folder lacks)."""
+        key = ScoreBook.key(split, skill_hash(skill), items_fingerprint(tasks))
+        folder = self.book.folder(key) or out_dir
+        self.book.put(key, folder)
         rollouts = self.runner.run(
-            tasks, skill, out_dir, training=False, seed=self.seed + 7, repeats=repeats, label=label or f"{split} eval"
+            tasks, skill, folder, training=False, seed=derive_seed(self.seed, "eval", split), repeats=repeats,
+            label=label or f"{split} eval", client=client,
         )
-        evaluation = to_evaluation(skill, split, rollouts)
-        statuses = Counter(r.status for r in rollouts)
-        self.book.put(
-            key,
-            {
-                "items": {k: [list(x) for x in v] for k, v in evaluation.items.items()},
-                "dir": str(out_dir),
-                "hard": evaluation.hard,
-                "soft": evaluation.soft,
-                "errors": sum(n for s, n in statuses.items() if s != "ok"),
-            },
-        )
-        return evaluation, rollouts
+        return to_evaluation(skill, split, rollouts), rollouts

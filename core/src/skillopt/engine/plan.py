@@ -8,6 +8,7 @@ import random
 from skillopt.config.schema import OptimizerConfig, TrainConfig
 from skillopt.errors import ConfigError
 from skillopt.records import Task
+from skillopt.engine.seeds import derive_seed
 
 
 def steps_per_epoch(train_size: int, cfg: TrainConfig) -> int:
@@ -28,14 +29,14 @@ def check_train_size(tasks: list[Task], cfg: TrainConfig) -> int:
 def epoch_batches(tasks: list[Task], cfg: TrainConfig, epoch: int) -> list[list[list[Task]]]:
     """Micro-batches of every step of ``epoch`` (1-based): ``plan[step][micro]``.
 
-    Shuffled with ``Random(seed + 1000 * epoch)``; an empty trailing micro-batch is
-    refilled from a second shuffle so every step has ``accumulation`` micro-batches.
+    Shuffled with a seed derived from ``(seed, epoch)``; an empty trailing micro-batch
+    is refilled from a second shuffle so every step has ``accumulation`` micro-batches.
     """
     order = list(tasks)
-    random.Random(cfg.seed + 1000 * epoch).shuffle(order)
+    random.Random(derive_seed(cfg.seed, "epoch_order", epoch)).shuffle(order)
     n_steps = steps_per_epoch(len(order), cfg)
     refill = list(tasks)
-    random.Random(cfg.seed + 1000 * epoch + 500).shuffle(refill)
+    random.Random(derive_seed(cfg.seed, "epoch_refill", epoch)).shuffle(refill)
     plan = []
     cursor = 0
     for _ in range(n_steps):
@@ -49,16 +50,6 @@ def epoch_batches(tasks: list[Task], cfg: TrainConfig, epoch: int) -> list[list[
             micro.append(chunk)
         plan.append(micro)
     return plan
-
-
-def batch_seed(seed: int, epoch: int, step_in_epoch: int, micro: int = 0) -> int:
-    return seed + 1000 * epoch + 10 * step_in_epoch + micro + 1
-
-
-def sample_train(tasks: list[Task], n: int, seed: int, epoch: int) -> list[Task]:
-    order = list(tasks)
-    random.Random(seed + 2000 * epoch).shuffle(order)
-    return order[:n]
 
 
 def scheduled_budget(step: int, total_steps: int, cfg: OptimizerConfig) -> int | None:

@@ -1,29 +1,35 @@
 """Running the target on many tasks: threads, deadlines, per-item resume.
 
 Each finished item is appended to ``results.jsonl`` with the hash of the skill it ran
-under, so a resumed run redoes only missing items *of the same skill* (upstream keys
-the log by directory, so a regenerated candidate inherits stale results). Items run on
-daemon threads with a deadline; an item past its deadline is recorded as a timeout and
-its late result is discarded, never written over the record.
+under, so a resumed run redoes only missing items *of the same skill*. An item whose
+provider failed (5xx, rate limit or timeout after the client's retries) or that passed
+its deadline is *missing data*: it is reported, never written as a result and never
+scored, so the next evaluation (or the resumed run) asks again. Items run on daemon
+threads; an item past its deadline is abandoned and its late result discarded.
 """
 
 from __future__ import annotations
 
-import hashlib
 import queue
 import threading
 import time
 import traceback
+from collections import Counter
 from pathlib import Path
 
 import attrs
 
 from skillopt.envs import Env, RolloutContext
-from skillopt.errors import AuthError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, SkillOptError
+from skillopt.errors import (
+    AuthError, BackendError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, ContextLengthError, SchemaError,
+    SkillOptError,
+)
 from skillopt.records import Rollout, Score, Task, skill_hash
 from skillopt.redact import redact_text
-from skillopt.serde import from_data, to_data
-from skillopt.engine.rundir import append_jsonl, read_jsonl, safe_name, write_json
+from skillopt.serde import to_data
+from skillopt.engine.resumable import ItemLog
+from skillopt.engine.rundir import safe_name, write_json
+from skillopt.engine.seeds import derive_seed
 
 FATAL = (AuthError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled)
 
@@ -33,22 +39,54 @@ def item_key(task_id: str, repeat: int) -> str:
 
 
 def item_seed(seed: int, task_id: str, repeat: int) -> int:
-    digest = hashlib.sha256(f"{seed}:{task_id}:{repeat}".encode()).hexdigest()
-    return int(digest[:8], 16)
+    return derive_seed(seed, "item", task_id, repeat)
+
+
+def is_missing_error(exc: BaseException) -> bool:
+    """A provider failure (no answer obtained), as opposed to a failure of the item."""
+    return isinstance(exc, BackendError) and not isinstance(exc, (ContextLengthError, SchemaError, *FATAL))
 
 
 class SystemicFailure(SkillOptError):
-    """Every rollout failed for infrastructure reasons: the run stops instead of scoring 0."""
+    """Every call of a stage failed for provider reasons: the run stops (resumable)
+    instead of scoring the outage. ``role`` names the model that failed."""
+
+    def __init__(self, message: str, *, role: str = "target"):
+        super().__init__(message)
+        self.role = role
+
+
+def missing_summary(rollouts: list[Rollout]) -> str:
+    """``"3 of 20 items failed: HTTP 503"`` style reasons of the missing items."""
+    missing = [ro for ro in rollouts if ro.missing]
+    if not missing:
+        return ""
+    reasons = Counter(short_reason(ro.error or ro.status) for ro in missing)
+    top = "; ".join(f"{text} ×{n}" if n > 1 else text for text, n in reasons.most_common(3))
+    return f"{len(missing)} of {len(rollouts)} items failed ({top})"
+
+
+def short_reason(error: str) -> str:
+    first = error.strip().splitlines()[0] if error.strip() else "error"
+    return first[:160]
 
 
 class RolloutRunner:
-    def __init__(self, env: Env, client, *, workers: int, timeout_s: float, cancel: threading.Event | None = None, reporter=None):
+    def __init__(
+        self, env: Env, client, *, workers: int, timeout_s: float, deadline_s: float | None = None,
+        cancel: threading.Event | None = None, reporter=None, heal_rounds: int = 1, heal_pause_s: float = 2.0,
+    ):
         self.env = env
         self.client = client
         self.workers = max(1, workers)
+        #: what the env is told (code execution limits and the like)
         self.timeout_s = timeout_s
+        #: when the engine gives up on an item: above timeout_s so the client's retries fit
+        self.deadline_s = deadline_s if deadline_s is not None else timeout_s
         self.cancel = cancel or threading.Event()
         self.reporter = reporter
+        self.heal_rounds = heal_rounds
+        self.heal_pause_s = heal_pause_s
 
     def run(
         self,
@@ -60,25 +98,35 @@ class RolloutRunner:
         seed: int,
         repeats: int = 1,
         label: str = "rollout",
+        client=None,
     ) -> list[Rollout]:
+        """One rollout per (task, repeat), in that order; missing ones have status
+        ``error`` or ``timeout``. Raises :class:`SystemicFailure` when every one is missing."""
         h = skill_hash(skill)
-        log = out_dir / "results.jsonl"
-        results: dict[str, Rollout] = {}
-        for rec in read_jsonl(log):
-            if rec.get("skill_hash") == h and "rollout" in rec:
-                results[rec["key"]] = from_data(rec["rollout"], Rollout)
+        log = ItemLog(out_dir / "results.jsonl")
+        results: dict[str, Rollout] = log.finished(h, Rollout, "rollout")
         wanted = [(t, r) for t in tasks for r in range(repeats)]
-        jobs = [(t, r) for t, r in wanted if item_key(t.id, r) not in results]
         total = len(wanted)
-        self._progress(label, total - len(jobs), total)
-        if jobs:
-            self._execute(jobs, skill, h, out_dir, log, training=training, seed=seed, results=results, label=label, total=total)
+        model = client if client is not None else self.client
+        for round_no in range(self.heal_rounds + 1):
+            jobs = [(t, r) for t, r in wanted if item_key(t.id, r) not in results or results[item_key(t.id, r)].missing]
+            if not jobs:
+                break
+            got_any = any(not results[item_key(t.id, r)].missing for t, r in wanted if item_key(t.id, r) in results)
+            if round_no and not got_any:
+                break  # nothing answered: healing would only wait
+            if round_no:
+                if self.cancel.wait(self.heal_pause_s):
+                    raise Cancelled("run cancelled")
+            self._progress(label, total - len(jobs), total)
+            self._execute(jobs, skill, h, out_dir, log, training=training, seed=seed, results=results, label=label,
+                          total=total, model=model)
         ordered = [results[item_key(t.id, r)] for t, r in wanted]
-        failed = [ro for ro in ordered if ro.status != "ok"]
-        if ordered and len(failed) == len(ordered):
+        missing = [ro for ro in ordered if ro.missing]
+        if ordered and len(missing) == len(ordered):
             raise SystemicFailure(
                 f"all {len(ordered)} rollouts of '{label}' failed before the target answered "
-                f"(first error: {failed[0].error or failed[0].status}); fix the backend and re-run to resume"
+                f"(first error: {short_reason(missing[0].error or missing[0].status)}); fix the backend and re-run to resume"
             )
         return ordered
 
@@ -88,7 +136,7 @@ class RolloutRunner:
         if self.reporter is not None:
             self.reporter.items(label, done, total)
 
-    def _execute(self, jobs, skill, h, out_dir, log, *, training, seed, results, label, total) -> None:
+    def _execute(self, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model) -> None:
         done_q: queue.Queue = queue.Queue()
         pending = list(jobs)
         running: dict[str, float] = {}
@@ -96,6 +144,7 @@ class RolloutRunner:
         claim = threading.Lock()
         abandoned: set[str] = set()
         saving: set[str] = set()
+        by_key = {item_key(t.id, r): (t, r) for t, r in jobs}
 
         def work(task: Task, repeat: int, key: str) -> None:
             ctx = RolloutContext(
@@ -108,7 +157,7 @@ class RolloutRunner:
             )
             started = time.monotonic()
             try:
-                rollout = self.env.rollout(task, skill, self.client, ctx)
+                rollout = self.env.rollout(task, skill, model, ctx)
                 exc = None
             except BaseException as error:  # noqa: BLE001 - reported per item or re-raised as fatal
                 rollout, exc = None, error
@@ -140,44 +189,35 @@ class RolloutRunner:
                     fatal = exc
                     break
                 results[key] = record
-                self._progress(label, len(results), total)
+                self._progress(label, sum(1 for k in results if not results[k].missing), total)
             now = time.monotonic()
             for k, started in list(running.items()):
-                if now - started > self.timeout_s:
+                if now - started > self.deadline_s:
                     with claim:
                         if k in saving:  # it finished just now; its result is on its way
                             continue
                         abandoned.add(k)
                     del running[k]
-                    task, repeat = self._job_of(jobs, k)
-                    record = Rollout(
+                    task, repeat = by_key[k]
+                    message = f"timed out after {self.deadline_s:.0f}s"
+                    results[k] = Rollout(
                         task_id=task.id, task_type=task.task_type, status="timeout", skill_hash=h, repeat=repeat,
-                        error=f"timed out after {self.timeout_s:.0f}s", duration_s=now - started,
-                        score=Score(hard=0.0, soft=0.0, feedback=f"timed out after {self.timeout_s:.0f}s"),
+                        error=message, duration_s=now - started, score=Score(hard=0.0, soft=0.0, feedback=message),
                     )
-                    self._save(out_dir, log, k, h, task, repeat, record)
-                    results[k] = record
-                    self._progress(label, len(results), total)
         if fatal is not None:
             raise fatal
         if self.cancel.is_set():
             raise Cancelled("run cancelled")
-
-    @staticmethod
-    def _job_of(jobs, key):
-        for task, repeat in jobs:
-            if item_key(task.id, repeat) == key:
-                return task, repeat
-        raise KeyError(key)
 
     def _finish(self, task: Task, repeat: int, h: str, rollout: Rollout | None, exc, elapsed: float) -> Rollout:
         if exc is not None:
             message = redact_text(f"{type(exc).__name__}: {exc}")
             if not isinstance(exc, SkillOptError):
                 message += "\n" + redact_text("".join(traceback.format_exception(exc))[-1500:])
+            status = "error" if is_missing_error(exc) else "failed"
             return Rollout(
-                task_id=task.id, task_type=task.task_type, status="error", error=message, skill_hash=h, repeat=repeat,
-                duration_s=elapsed, score=Score(hard=0.0, soft=0.0, feedback=f"rollout error: {message[:300]}"),
+                task_id=task.id, task_type=task.task_type, status=status, error=message, skill_hash=h, repeat=repeat,
+                duration_s=elapsed, score=Score(hard=0.0, soft=0.0, feedback=f"rollout failed: {message[:300]}"),
             )
         assert rollout is not None
         return attrs.evolve(
@@ -189,7 +229,9 @@ class RolloutRunner:
     def _folder(task_id: str, repeat: int) -> str:
         return safe_name(task_id) + (f"_r{repeat}" if repeat else "")
 
-    def _save(self, out_dir: Path, log: Path, key: str, h: str, task: Task, repeat: int, rollout: Rollout) -> None:
+    def _save(self, out_dir: Path, log: ItemLog, key: str, h: str, task: Task, repeat: int, rollout: Rollout) -> None:
+        if rollout.missing:
+            return  # missing data is reported, never saved as a result
         folder = out_dir / "predictions" / self._folder(task.id, repeat)
         write_json(folder / "conversation.json", to_data(rollout))
-        append_jsonl(log, {"key": key, "skill_hash": h, "rollout": to_data(rollout)})
+        log.append(key, h, "rollout", rollout)

@@ -109,8 +109,8 @@ class RunDir:
         return self.root / "score_book.json"
 
     @property
-    def lr_history(self) -> Path:
-        return self.root / "lr_history.jsonl"
+    def usage(self) -> Path:
+        return self.root / "usage.jsonl"
 
     def skill_version(self, step: int) -> Path:
         return self.root / "skills" / f"skill_v{step:04d}.md"

@@ -28,18 +28,17 @@ def _env_component(sources: ConfigSources):
 
 
 def resolve_run_config(*, config_file: Path | None, assignments: list[str], flags: dict[str, Any]) -> tuple[RunConfig, type]:
+    from skillopt.config.presets import resolve_preset
+
     sources = ConfigSources(file=config_file, assignments=tuple(assignments), flags=dict(flags))
     comp = _env_component(sources)
     env_cls = comp.obj
     raw = raw_layers(sources, env_cls.Config)
-    preset_name = str(peek(raw, "preset", "") or "")
+    asked = str(peek(raw, "preset", "") or "")
+    preset_name = asked
     if not preset_name and env_cls.presets:
         preset_name = auto_preset(env_cls, resolve_config(sources, env_cls.Config))
-    preset: dict[str, Any] = {}
-    if preset_name:
-        if preset_name not in env_cls.presets:
-            raise ConfigError(f"unknown preset '{preset_name}' for env '{comp.name}'; presets: {', '.join(sorted(env_cls.presets)) or 'none'}")
-        preset = env_cls.presets[preset_name]
+    preset_name, preset = resolve_preset(env_cls, preset_name, explicit=bool(asked), env_name=comp.name)
     cfg = resolve_config(attrs.evolve(sources, preset=preset), env_cls.Config)
     cfg = attrs.evolve(cfg, env=attrs.evolve(cfg.env, name=comp.name), preset=preset_name)
     return cfg, env_cls
@@ -47,7 +46,8 @@ def resolve_run_config(*, config_file: Path | None, assignments: list[str], flag
 
 def auto_preset(env_cls, cfg: RunConfig) -> str:
     """The env's choice when no preset is named: its small preset on the embedded local
-    model (so a fresh machine finishes quickly), the paper settings otherwise."""
+    model (so a fresh machine finishes quickly), its full-size settings otherwise (never
+    the paper's exact gate: see :mod:`skillopt.config.presets`)."""
     from skillopt.engine.models import backend_name
 
     target, _ = backend_name(cfg, "target")
@@ -105,9 +105,13 @@ class Session:
         finally:
             env.close()
 
-    def _guard_resume(self, rundir: RunDir, data: dict, force: bool) -> str:
+    def _guard_resume(self, rundir: RunDir, data: dict, force: bool) -> tuple[str, tuple[str, ...]]:
+        """The config's fingerprint, and what changed when resuming with ``--force-config``."""
         fingerprint = config_fingerprint(data)
-        old = read_json(rundir.config)
+        try:
+            old = read_json(rundir.config)
+        except ValueError:
+            raise ConfigError(f"{rundir.config} is not valid JSON; use a new --out or repair the file") from None
         if old is not None and config_fingerprint(old) != fingerprint:
             diff = config_diff(old, data)
             if not force:
@@ -116,25 +120,41 @@ class Session:
                     + "\n  ".join(diff) + "\nUse a new --out, or --force-config to resume anyway."
                 )
             self._say("[yellow]resuming with a changed config (--force-config):[/yellow] " + "; ".join(diff))
-        return fingerprint
+            return fingerprint, tuple(diff)
+        return fingerprint, ()
 
-    def train(self, *, force_config: bool = False) -> dict:
-        from skillopt.engine.observers import Observers
-        from skillopt.engine.progress import RichReporter
-        from skillopt.engine.trainer import Trainer
-        from skillopt.registry import get
+    def train(self, *, force_config: bool = False):
+        """Train (or resume) in the run directory; returns the :class:`RunSummary`."""
+        from skillopt.engine.lock import RunLock
 
         out = Path(self.cfg.out_dir).expanduser() if self.cfg.out_dir else default_out_dir(self.cfg)
         cfg = attrs.evolve(self.cfg, out_dir=str(out))
         self.cfg = cfg
         data = redacted_config_data(cfg)
         rundir = RunDir(out).ensure()
-        fingerprint = self._guard_resume(rundir, data, force_config)
+        lock = RunLock(rundir.root).acquire()  # first: a second run on this directory is refused before it does anything
+        try:
+            return self._train_locked(cfg, rundir, data, lock, force_config)
+        finally:
+            lock.release()
+
+    def _train_locked(self, cfg: RunConfig, rundir: RunDir, data: dict, lock, force_config: bool):
+        from skillopt.engine.observers import Observers
+        from skillopt.engine.progress import RichReporter
+        from skillopt.engine.trainer import Trainer
+        from skillopt.registry import get
+
+        out = rundir.root
+        fingerprint, changes = self._guard_resume(rundir, data, force_config)
         policy = get("edit_policies", cfg.optimizer.skill_update_mode).obj()
         gate = get("gates", cfg.evaluation.gate).obj(cfg.evaluation)
         env = self.env_cls(cfg.env)
         clients, ledger = self._clients(("target", "optimizer"))
-        state = read_json(rundir.state) or {}
+        try:
+            state = read_json(rundir.state) or {}
+        except ValueError:
+            state = {}
+        state = state if isinstance(state, dict) else {}
         write_json(rundir.config, data)
         self._say(f"run directory: {out}" + (f" (preset: {cfg.preset})" if cfg.preset else ""))
         if state.get("status") not in (None, "finished"):
@@ -147,7 +167,7 @@ class Session:
                 cfg=cfg, env=env, target=clients["target"], optimizer=clients["optimizer"], policy=policy, gate=gate,
                 out_dir=out, ledger=ledger, reporter=reporter, observers=Observers.installed(), config_data=data,
             )
-            return trainer.train(fingerprint)
+            return trainer.train(fingerprint, config_changes=changes, lock=lock)
         finally:
             reporter.close()
             env.close()
@@ -158,8 +178,9 @@ class Session:
         from skillopt.envs import canonical_split
         from skillopt.engine.evaluation import Evaluator, ScoreBook, breakdown
         from skillopt.engine.progress import RichReporter
-        from skillopt.engine.rollouts import RolloutRunner
+        from skillopt.engine.rollouts import RolloutRunner, missing_summary
         from skillopt.engine.subsets import subset
+        from skillopt.engine.trainer import rollout_deadline
         from skillopt.records import skill_hash
 
         split = canonical_split(split)
@@ -169,7 +190,8 @@ class Session:
         clients, ledger = self._clients(("target",))
         reporter = RichReporter(ledger)
         try:
-            runner = RolloutRunner(env, clients["target"], workers=cfg.env.workers, timeout_s=cfg.env.exec_timeout, reporter=reporter)
+            runner = RolloutRunner(env, clients["target"], workers=cfg.env.workers, timeout_s=cfg.env.exec_timeout,
+                                   deadline_s=rollout_deadline(cfg, clients["target"]), reporter=reporter)
             tasks = env.tasks(split)
             if split == "test":
                 tasks = subset(tasks, cfg.evaluation.test_env_num, cfg.train.seed)
@@ -177,8 +199,6 @@ class Session:
             evaluation, rollouts = Evaluator(runner, ScoreBook(rundir.scores), seed=cfg.train.seed).evaluate(
                 skill, tasks, out / f"{split}_eval", split=split, repeats=repeats
             )
-            if rollouts is None:
-                rollouts = runner.run(tasks, skill, out / f"{split}_eval", training=False, seed=cfg.train.seed + 7, repeats=repeats)
         finally:
             reporter.close()
             env.close()
@@ -187,12 +207,14 @@ class Session:
         summary = {
             "env": cfg.env.name, "skill": skill_path, "skill_hash": skill_hash(skill), "split": split, "n": evaluation.n,
             "repeats": repeats, "hard": evaluation.hard, "soft": evaluation.soft, "by_task_type": breakdown(rollouts),
-            "errors": sum(1 for r in rollouts if r.status != "ok"),
+            "errors": sum(1 for r in rollouts if r.missing), "excluded_items": len(evaluation.missing),
             "usage": {"calls": totals.calls, "cached_calls": totals.cached_calls, "tokens": totals.tokens, "cost_usd": totals.cost_usd},
             "out_dir": str(out),
         }
         write_json(out / "eval_summary.json", summary)
         self._say(f"{split}: hard {evaluation.hard:.3f} soft {evaluation.soft:.3f} on {evaluation.n} items -> {out / 'eval_summary.json'}")
+        if evaluation.missing:
+            self._say(f"[yellow]{missing_summary(rollouts)}; left out of the scores. Re-run the same command to retry them.[/yellow]")
         return summary
 
 

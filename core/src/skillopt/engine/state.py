@@ -1,16 +1,17 @@
-"""Run state persisted in ``runtime_state.json`` after every step (and epoch stage)."""
+"""Run state persisted in ``runtime_state.json``; only the trainer writes it."""
 
 from __future__ import annotations
 
 import attrs
 
+from skillopt.results import ConfigChange, RunStatus
 from skillopt.engine.buffer import BufferEntry
 
 
 @attrs.define(kw_only=True)
 class TrainState:
-    version: int = 2
-    status: str = "running"
+    version: int = 3
+    status: RunStatus = attrs.field(default=RunStatus.RUNNING, converter=RunStatus)
     config_fingerprint: str = ""
     last_completed_step: int = 0
     current_skill_path: str = ""
@@ -29,5 +30,5 @@ class TrainState:
     step_buffer: list[BufferEntry] = attrs.field(factory=list)
     epochs_done: list[int] = attrs.field(factory=list)
     epoch_end_skills: dict[str, str] = attrs.field(factory=dict)
-    ledger: dict = attrs.field(factory=dict)
+    config_changes: list[ConfigChange] = attrs.field(factory=list)
     wall_time_s: float = 0.0

@@ -2,6 +2,11 @@
 
 A gate sees both skills' per-item validation scores on the *same* items (with
 repeats for stochastic targets) and returns a :class:`~skillopt.records.Verdict`.
+The engine pairs the two evaluations before a gate sees them: an item with no valid
+result on either side (a provider error) is left out of both, so a gate never
+compares a skill's answers with another skill's outages. A *sequential* gate is
+shown the evidence in looks with more repeats per item and may answer ``more``
+until its last look (racing: a clear loser is rejected after one pass).
 """
 
 from __future__ import annotations
@@ -18,16 +23,25 @@ from skillopt.records import Verdict
 
 @attrs.frozen(kw_only=True)
 class Evaluation:
-    """One skill's scores on a split: ``items[item_id]`` lists (hard, soft) per repeat."""
+    """One skill's scores on a split: ``items[item_id]`` lists (hard, soft) per valid
+    repeat; ``missing[item_id]`` says why an item has no valid repeat at all."""
 
     skill: str
     skill_hash: str
     split: str
     items: dict[str, list[tuple[float, float]]]
+    missing: dict[str, str] = attrs.field(factory=dict)
+    #: task type of each item (gates may weigh or guard by type)
+    task_types: dict[str, str] = attrs.field(factory=dict)
 
     @property
     def n(self) -> int:
         return len(self.items)
+
+    def only(self, item_ids) -> Evaluation:
+        """The same evaluation restricted to ``item_ids``."""
+        keep = set(item_ids)
+        return attrs.evolve(self, items={k: v for k, v in self.items.items() if k in keep}, missing={})
 
     def item_metric(self, metric: str, weight: float = 0.5) -> dict[str, float]:
         out = {}
@@ -71,11 +85,36 @@ def semantic_density(skill: str, leading_words: tuple[str, ...]) -> float:
     return hits / len(lines)
 
 
+@attrs.frozen(kw_only=True)
+class Look:
+    """Which look at the evidence a sequential gate is given (1-based)."""
+
+    index: int = 1
+    repeats: int = 1
+    last: bool = True
+
+
+def pair(current: Evaluation, candidate: Evaluation) -> tuple[Evaluation, Evaluation, dict[str, str]]:
+    """Both evaluations restricted to the items valid on both sides, and why the others
+    were left out."""
+    shared = [i for i in current.items if i in candidate.items]
+    excluded: dict[str, str] = {}
+    for item in {*current.items, *candidate.items, *current.missing, *candidate.missing}:
+        if item in current.items and item in candidate.items:
+            continue
+        reason = candidate.missing.get(item) or current.missing.get(item) or "no result"
+        side = "candidate" if item not in candidate.items else "current"
+        excluded[item] = f"{side}: {reason}"
+    return current.only(shared), candidate.only(shared), dict(sorted(excluded.items()))
+
+
 class Gate(abc.ABC):
     """Base class of gate plugins."""
 
     name: ClassVar[str] = ""
     summary: ClassVar[str] = ""
+    #: shown the evidence in looks (``decide(current, candidate, look)``), may answer ``more``
+    sequential: ClassVar[bool] = False
 
     def __init__(self, config: EvaluationConfig):
         self.config = config
@@ -90,4 +129,6 @@ class Gate(abc.ABC):
 
     @abc.abstractmethod
     def decide(self, current: Evaluation, candidate: Evaluation) -> Verdict:
-        """Accept or reject ``candidate`` against ``current`` (same items)."""
+        """Accept or reject ``candidate`` against ``current`` (same items).
+
+        A sequential gate's signature is ``decide(current, candidate, look=Look())``."""

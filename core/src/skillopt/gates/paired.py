@@ -1,85 +1,139 @@
-"""``paired``: a statistically honest gate.
+"""``paired``: the default gate, statistically honest and sequential.
 
 It compares the two skills item by item on the same validation items (averaging
-repeats for stochastic targets), and accepts only when the mean paired difference
+repeats for stochastic targets) and accepts only when the mean paired difference
 exceeds ``gate_min_margin`` *and* a one-sided sign-flip permutation test says the
-improvement is unlikely to be noise at ``gate_confidence``. With
-``gate_no_regression`` any item that gets worse blocks the candidate.
+gain is unlikely to be noise at ``gate_confidence``. With ``gate_no_regression`` any
+item that gets worse blocks the candidate.
+
+It decides in looks (racing): the first look is one pass over the items; a candidate
+that is clearly not better is rejected there, one that is clearly better accepted,
+and an undecided one is shown again with one more repeat per item, up to
+``gate_max_repeats``. The error rate is split over the looks (each earlier look gets
+a quarter-share, the last what remains), so looking more often never raises the
+false-accept rate above ``1 - gate_confidence``. On binary scores the test is exact
+at any size (the null distribution is counted, not sampled).
 """
 
 from __future__ import annotations
 
-import itertools
 import random
+from collections import Counter
 
-from skillopt.gates import Evaluation, Gate
+from skillopt.gates import Evaluation, Gate, Look
 from skillopt.hookspecs import hookimpl
-from skillopt.records import Verdict
+from skillopt.records import GateAction, Verdict
 
-EXACT_LIMIT = 16
 MC_SAMPLES = 20000
+#: denominators tried to put paired differences on an integer grid (exact test)
+_SCALES = (1, 2, 3, 4, 5, 6, 8, 10, 12, 20, 24, 60)
+
+
+def _integer_grid(values: list[float]) -> tuple[int, list[int]] | None:
+    for scale in _SCALES:
+        scaled = [v * scale for v in values]
+        if all(abs(x - round(x)) < 1e-9 for x in scaled):
+            return scale, [int(round(x)) for x in scaled]
+    return None
 
 
 def sign_flip_p_value(diffs: list[float], *, seed: int = 0) -> float:
-    """One-sided p-value of mean(diffs) > 0 under random sign flips (exact for n <= 16)."""
+    """One-sided p-value of mean(diffs) > 0 under random sign flips.
+
+    Exact when the differences sit on a small rational grid (binary scores averaged
+    over a few repeats): the distribution of the signed sum is counted by
+    convolution. Otherwise a seeded Monte-Carlo estimate.
+    """
     nonzero = [d for d in diffs if abs(d) > 1e-12]
     if not nonzero:
         return 1.0
-    observed = sum(nonzero)
-    if len(nonzero) <= EXACT_LIMIT:
-        total = hits = 0
-        for signs in itertools.product((1, -1), repeat=len(nonzero)):
-            total += 1
-            if sum(s * d for s, d in zip(signs, nonzero, strict=True)) >= observed - 1e-12:
-                hits += 1
-        return hits / total
+    grid = _integer_grid([abs(d) for d in nonzero])
+    if grid is not None:
+        scale, magnitudes = grid
+        observed = round(sum(nonzero) * scale)
+        counts: Counter[int] = Counter({0: 1})
+        for m in magnitudes:
+            nxt: Counter[int] = Counter()
+            for total, ways in counts.items():
+                nxt[total + m] += ways
+                nxt[total - m] += ways
+            counts = nxt
+        hits = sum(ways for total, ways in counts.items() if total >= observed)
+        return hits / 2 ** len(magnitudes)
+    observed_f = sum(nonzero)
     rng = random.Random(seed)
     hits = 0
     for _ in range(MC_SAMPLES):
-        if sum(d if rng.random() < 0.5 else -d for d in nonzero) >= observed - 1e-12:
+        if sum(d if rng.random() < 0.5 else -d for d in nonzero) >= observed_f - 1e-12:
             hits += 1
     return (hits + 1) / (MC_SAMPLES + 1)
+
+
+def look_alpha(alpha: float, look: Look, planned: int) -> float:
+    """The error share of one look: ``alpha / (2 (K-1))`` for each earlier look of K,
+    and whatever the earlier looks left for the last one."""
+    if planned <= 1:
+        return alpha
+    interim = alpha / (2 * (planned - 1))
+    return interim if not look.last else alpha - interim * (look.index - 1)
 
 
 class PairedGate(Gate):
     """Per-item paired comparison with a permutation test, margin and no-regression guard."""
 
     name = "paired"
-    summary = "paired per-item test on the same val items: margin, confidence, no-regression"
+    summary = "default: paired per-item test on the same val items, in looks with repeats; margin, confidence, no-regression"
+    sequential = True
 
-    def decide(self, current: Evaluation, candidate: Evaluation) -> Verdict:
+    def planned_looks(self) -> int:
         c = self.config
+        return max(1, c.gate_max_repeats - c.gate_repeats + 1)
+
+    def decide(self, current: Evaluation, candidate: Evaluation, look: Look | None = None) -> Verdict:
+        c = self.config
+        look = look or Look()
         cur_items = current.item_metric(c.gate_metric, c.gate_mixed_weight)
         cand_items = candidate.item_metric(c.gate_metric, c.gate_mixed_weight)
         shared = sorted(set(cur_items) & set(cand_items))
         diffs = [cand_items[i] - cur_items[i] for i in shared]
         mean_diff = sum(diffs) / len(diffs) if diffs else 0.0
         p_value = sign_flip_p_value(diffs)
-        confidence = 1.0 - p_value
+        alpha = look_alpha(1.0 - c.gate_confidence, look, self.planned_looks())
         improved = sum(1 for d in diffs if d > 1e-9)
         regressed = [i for i, d in zip(shared, diffs, strict=True) if d < -1e-9]
-        cur_score, cand_score = self.score(current), self.score(candidate)
-        reasons = []
+        blockers = []
         if mean_diff <= c.gate_min_margin:
-            reasons.append(f"mean paired gain {mean_diff:+.4f} is not above the margin {c.gate_min_margin}")
-        if confidence < c.gate_confidence:
-            reasons.append(f"confidence {confidence:.3f} is below {c.gate_confidence}")
+            blockers.append(f"mean paired gain {mean_diff:+.4f} is not above the margin {c.gate_min_margin}")
         if c.gate_no_regression and regressed:
-            reasons.append(f"{len(regressed)} item(s) regressed")
-        accepted = not reasons
+            blockers.append(f"{len(regressed)} item(s) regressed")
+        significant = p_value <= alpha
+        if blockers:
+            action = GateAction.REJECT
+            reason = "; ".join(blockers)
+        elif significant:
+            action = GateAction.ACCEPT
+            reason = f"gain {mean_diff:+.4f} on {len(shared)} paired items, p={p_value:.4f} <= {alpha:.4f}"
+        elif look.last:
+            action = GateAction.REJECT
+            reason = f"gain {mean_diff:+.4f} is not significant: p={p_value:.4f} > {alpha:.4f} (confidence {1 - p_value:.3f})"
+        else:
+            action = GateAction.MORE
+            reason = f"undecided after look {look.index} (p={p_value:.4f}): one more repeat per item"
         return Verdict(
-            accepted=accepted,
-            action="accept" if accepted else "reject",
+            accepted=action is GateAction.ACCEPT,
+            action=action,
             metric=c.gate_metric,
-            current_score=cur_score,
-            candidate_score=cand_score,
-            reason="; ".join(reasons) if reasons else
-            f"gain {mean_diff:+.4f} on {len(shared)} paired items, confidence {confidence:.3f}",
+            current_score=self.score(current),
+            candidate_score=self.score(candidate),
+            reason=reason,
             n_items=len(shared),
-            confidence=confidence,
+            confidence=1.0 - p_value,
+            repeats=look.repeats,
+            looks=look.index,
             details={
                 "mean_diff": mean_diff,
                 "p_value": p_value,
+                "alpha": alpha,
                 "improved": improved,
                 "regressed": len(regressed),
                 "regressed_items": regressed[:50],

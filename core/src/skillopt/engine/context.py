@@ -1,0 +1,110 @@
+"""The frozen context every stage function receives.
+
+Stages used to take the whole trainer and mutate it. Now a stage gets a
+:class:`RunContext` (the run's services and data, fixed for the run), the
+:class:`StepPlan` of the step it serves and the :class:`Current` skill as of the step's
+start; it returns a record. Only the trainer changes the run state.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import attrs
+
+from skillopt.config.schema import RunConfig
+from skillopt.gates import Evaluation
+from skillopt.policies import OptimizerContext
+from skillopt.records import Task
+from skillopt.engine.rundir import RunDir
+from skillopt.engine.seeds import derive_seed
+
+
+@attrs.frozen(kw_only=True)
+class RunData:
+    """The splits and the plan's sizes."""
+
+    train: tuple[Task, ...]
+    val: tuple[Task, ...]
+    index: dict[str, Task]
+    steps_per_epoch: int
+    #: steps the learning-rate schedule spans (``train.max_steps`` is a stop, not a shorter schedule)
+    schedule_steps: int
+    total_steps: int
+
+
+@attrs.frozen(kw_only=True)
+class StepPlan:
+    """What one step works on: fixed by the seed before the run starts."""
+
+    step: int
+    epoch: int
+    #: 0-based position in its epoch
+    index: int
+    micro: tuple[tuple[Task, ...], ...]
+    #: the schedule's edit budget, and the one analysts are told (autonomous mode)
+    scheduled: int | None
+    told: int | None
+
+    @property
+    def name(self) -> str:
+        return f"step_{self.step:04d}"
+
+
+@attrs.frozen(kw_only=True)
+class Current:
+    """The current skill and what the optimizer is told alongside it."""
+
+    skill: str
+    skill_hash: str
+    score: float
+    step_history: str = ""
+    meta_skill: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class RunContext:
+    cfg: RunConfig
+    env: Any
+    target: Any
+    optimizer: Any
+    policy: Any
+    gate: Any
+    rundir: RunDir
+    data: RunData
+    runner: Any
+    evaluator: Any
+    ledger: Any
+    reporter: Any
+
+    @property
+    def seed(self) -> int:
+        return self.cfg.train.seed
+
+    def step_dir(self, plan: StepPlan) -> Path:
+        return self.rundir.step_dir(plan.step)
+
+    def optimizer_context(self, current: Current, *, stage: str, budget: int | None, seed: int) -> OptimizerContext:
+        """A fresh optimizer context for one stage (its notes are that stage's)."""
+        return OptimizerContext(
+            client=self.optimizer.for_stage(stage),
+            skill=current.skill,
+            budget=budget,
+            config=self.cfg,
+            step_history=current.step_history,
+            meta_skill=current.meta_skill,
+            prompt_override=self.env.prompt,
+            seed=seed,
+        )
+
+    def evaluate_val(self, skill: str, folder: Path, label: str, *, repeats: int | None = None, stage: str = "gate") -> Evaluation:
+        """The skill on the gate's val items (memoised by skill; missing items retried)."""
+        evaluation, _ = self.evaluator.evaluate(
+            skill, list(self.data.val), folder, split="val", repeats=repeats or self.cfg.evaluation.gate_repeats,
+            label=label, client=self.target.for_stage(stage),
+        )
+        return evaluation
+
+    def step_seed(self, plan: StepPlan, stage: str, *parts: object) -> int:
+        return derive_seed(self.seed, stage, plan.epoch, plan.index, *parts)

@@ -1,0 +1,137 @@
+"""What the trainer tells the user and writes to ``history.json``: step records, the
+step and baseline lines, and the checks that stop a run that cannot learn."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+from skillopt.records import StepAction, StepRecord, skill_hash
+from skillopt.results import RunStatus
+from skillopt.engine.context import RunContext, StepPlan
+from skillopt.engine.rundir import RunDir, read_json, write_json
+
+
+def target_cap_setting(cfg) -> str:
+    """The key that caps a target reply's tokens."""
+    return "model.target.max_tokens" if cfg.model.target.max_tokens is not None else "env.max_completion_tokens"
+
+
+#: replies the baseline must have, all cut and none scoring, before the run stops early
+TRUNCATION_EVIDENCE = 10
+
+
+def truncation_stop(run: RunContext, ledger, state):
+    """A :class:`~skillopt.engine.summary.Stop` when every one of (enough) target replies
+    so far was cut at its cap and nothing scored: the run could not learn anything."""
+    from skillopt.engine.summary import Stop
+
+    target = ledger.totals().role("target")
+    if target.calls >= TRUNCATION_EVIDENCE and target.truncated == target.calls and not state.baseline_score:
+        return Stop(status=RunStatus.TARGET_TRUNCATED, role="target",
+                    reason=f"every target reply ({target.calls}) was cut at its token cap and the baseline scored 0")
+    return None
+
+
+def baseline_line(run: RunContext, state, ledger) -> str:
+    e = run.cfg.evaluation
+    text = f"baseline val {e.gate_metric} {state.baseline_score or 0.0:.3f} on {len(run.data.val)} items; {run.data.total_steps} steps planned"
+    target = ledger.totals().role("target")
+    if target.calls and target.truncated * 2 > target.calls:
+        text += (f"\n[yellow]warning:[/yellow] {target.truncated} of {target.calls} target replies were cut at their token cap "
+                 f"({target_cap_setting(run.cfg)})")
+    return text
+
+
+def _rate(values: list[float]) -> float:
+    return sum(values) / len(values) if values else 0.0
+
+
+def step_record(trainer, run: RunContext, plan: StepPlan, action: StepAction, outcome) -> StepRecord:
+    st = trainer.state
+    usage = trainer.ledger.scope_totals(f"step {plan.step}")
+    rollouts = outcome.rollout.rollouts
+    scored = [ro for ro in rollouts if not ro.missing]
+    statuses = [r.status for r in (outcome.apply.results if outcome.apply else ())]
+    gated = outcome.gate
+    verdict = gated.verdict if gated else None
+    patches = outcome.reflect.patches
+    return StepRecord(
+        step=plan.step, epoch=plan.epoch, step_in_epoch=plan.index + 1, action=action,
+        edit_budget=outcome.select.budget if outcome.select and outcome.select.budget is not None else (plan.told if plan.told is not None and run.policy.uses_budget else -1),
+        rollout_hard=_rate([ro.score.hard for ro in scored]), rollout_soft=_rate([ro.score.soft for ro in scored]),
+        rollout_n=len(rollouts), rollout_errors=len(rollouts) - len(scored),
+        n_failure_patches=sum(1 for p in patches if p.source_type == "failure"),
+        n_success_patches=sum(1 for p in patches if p.source_type == "success"),
+        reflect_failures=len(outcome.reflect.failures), reflect_failure_reasons=outcome.reflect.failures,
+        reflect_missing=len(outcome.reflect.missing), n_edits_proposed=outcome.reflect.n_proposed,
+        n_edits_merged=outcome.merge.merged.size if outcome.merge and outcome.merge.merged else 0,
+        n_edits_selected=outcome.select.selected.size if outcome.select else 0,
+        n_edits_applied=statuses.count("applied"), n_edits_not_applied=len(statuses) - statuses.count("applied"),
+        candidate_hash=skill_hash(outcome.candidate), candidate_len=len(outcome.candidate),
+        selection_hard=gated.candidate.hard if gated else None, selection_soft=gated.candidate.soft if gated else None,
+        candidate_gate_score=gated.candidate.gate_score if gated else None, verdict=verdict,
+        gate_items=verdict.n_items if verdict else 0, gate_excluded=len(verdict.excluded) if verdict else 0,
+        gate_rollouts_saved=gated.rollouts_saved if gated else 0,
+        current_score=st.current_score, best_score=st.best_score, best_step=st.best_step,
+        current_origin=st.current_origin, best_origin=st.best_origin, skill_len=len(trainer.skill_at(st.current_skill_path)),
+        prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+        optimizer_prompt_tokens=usage.role("optimizer").prompt_tokens, calls=usage.calls, cost_usd=round(usage.cost_usd, 8),
+        timing=dict(outcome.timing), wall_time_s=round(sum(outcome.timing.values()), 3), notes=outcome.notes,
+    )
+
+
+COLOURS = {"accept": "green", "accept_new_best": "green", "force_accept": "yellow", "reject": "red", "no_decision": "yellow"}
+
+
+def step_line(rec: StepRecord, total_steps: int, outcome) -> str:
+    colour = COLOURS.get(rec.action.value, "dim")
+    gate = ""
+    v = rec.verdict
+    if v is not None:
+        gate = f" val {rec.candidate_gate_score:.3f} vs {v.current_score:.3f}"
+        extra = []
+        if v.confidence is not None:
+            extra.append(f"confidence {v.confidence:.3f}")
+        if v.looks > 1 or v.repeats > 1:
+            extra.append(f"{v.looks} look{'s' if v.looks > 1 else ''}, {v.repeats} repeat{'s' if v.repeats > 1 else ''}/item")
+        if v.excluded:
+            reasons = Counter(r.split(": ", 1)[-1][:60] for r in v.excluded.values())
+            extra.append(f"{len(v.excluded)} of {v.n_items + len(v.excluded)} val items failed: "
+                         f"{'; '.join(reasons)}; excluded from the comparison")
+        if extra:
+            gate += f" ({', '.join(extra)})"
+    line = (
+        f"step {rec.step}/{total_steps} (epoch {rec.epoch}): [{colour}]{rec.action.value}[/{colour}]{gate} · "
+        f"train {rec.rollout_hard:.2f} · edits {rec.n_edits_applied}/{rec.n_edits_selected} applied "
+        f"(B={rec.edit_budget}) · {rec.calls} calls, {rec.prompt_tokens + rec.completion_tokens} tok"
+        + (f", ${rec.cost_usd:.4f}" if rec.cost_usd else "")
+    )
+    if rec.rollout_errors:
+        line += f"\n  [yellow]{rec.rollout_errors} of {rec.rollout_n} train rollouts got no answer; left out of reflection[/yellow]"
+    if rec.reflect_failure_reasons:
+        line += "\n  [yellow]analyst replies unusable:[/yellow] " + "; ".join(dict.fromkeys(rec.reflect_failure_reasons))
+    if rec.reflect_missing:
+        line += f"\n  [yellow]{rec.reflect_missing} analyst call(s) got no reply (provider errors); their trajectories were skipped[/yellow]"
+    if v is not None and rec.action is StepAction.NO_DECISION:
+        line += f"\n  [yellow]no decision:[/yellow] {v.reason}"
+    return line
+
+
+def append_history(rundir: RunDir, entry: dict[str, Any], step: int | None = None) -> None:
+    """Add (or replace, for a re-committed step) one entry of ``history.json``."""
+    history = read_json(rundir.history, []) or []
+    if step is not None:
+        history = [h for h in history if not (h.get("kind", "step") == "step" and h.get("step") == step)]
+        entry = {"kind": "step", **entry}
+    write_json(rundir.history, [*history, entry])
+
+
+def append_lr_decision(rundir: RunDir, step: int, decision: dict[str, Any]) -> None:
+    rows = [r for r in (read_json(rundir.root / "lr_history.json", []) or []) if r.get("step") != step]
+    write_json(rundir.root / "lr_history.json", [*rows, {"step": step, **decision}])
+
+
+def step_entries(history: list[dict]) -> list[dict]:
+    """The step records of a ``history.json`` (config-change events left out)."""
+    return [h for h in history if h.get("kind", "step") == "step"]

@@ -1,0 +1,151 @@
+"""What each stage returns: frozen records, saved through the one converter.
+
+A step is ``rollout → reflect → merge → select → apply → gate``; the epoch boundary
+adds ``slow_update`` and ``meta_skill``, the end of training ``final_eval``. Each
+record is everything the next stage (and a reader of the run directory) needs.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import attrs
+
+from skillopt.records import EditResult, Patch, Rollout, Verdict
+from skillopt.results import SplitScore
+
+
+@attrs.frozen(kw_only=True)
+class RolloutGroup:
+    """One micro-batch's rollouts (``folder`` is relative to the step folder)."""
+
+    folder: str
+    rollouts: tuple[Rollout, ...]
+
+
+@attrs.frozen(kw_only=True)
+class RolloutResult:
+    groups: tuple[RolloutGroup, ...]
+
+    @property
+    def rollouts(self) -> list[Rollout]:
+        return [ro for g in self.groups for ro in g.rollouts]
+
+    @property
+    def usable(self) -> list[Rollout]:
+        return [ro for ro in self.rollouts if not ro.missing]
+
+
+@attrs.frozen(kw_only=True)
+class MinibatchResult:
+    """One analyst call: its patch, or why its reply was unusable (a completed outcome:
+    a provider failure raises instead and is never saved)."""
+
+    kind: str
+    items: int
+    patch: Patch | None = None
+    failure: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class ReflectResult:
+    patches: tuple[Patch, ...]
+    minibatches: int
+    #: analyst replies that were unusable (schema broken, truncated), with the reason
+    failures: tuple[str, ...] = ()
+    #: analyst calls with no reply (provider errors), with the reason
+    missing: tuple[str, ...] = ()
+
+    @property
+    def n_proposed(self) -> int:
+        return sum(p.size for p in self.patches)
+
+
+@attrs.frozen(kw_only=True)
+class MergeResult:
+    merged: Patch | None
+    notes: tuple[str, ...] = ()
+
+    @property
+    def empty(self) -> bool:
+        return self.merged is None or (self.merged.size == 0 and not self.merged.appendix_notes)
+
+
+@attrs.frozen(kw_only=True)
+class SelectResult:
+    budget: int | None
+    selected: Patch
+    selection: dict[str, Any] = attrs.field(factory=dict)
+    lr_decision: dict[str, Any] | None = None
+    notes: tuple[str, ...] = ()
+
+
+@attrs.frozen(kw_only=True)
+class ApplyResult:
+    candidate: str
+    results: tuple[EditResult, ...] = ()
+    extra: dict[str, Any] = attrs.field(factory=dict)
+    notes: tuple[str, ...] = ()
+
+    @property
+    def summary(self) -> dict[str, int]:
+        out = {"total": len(self.results)}
+        for res in self.results:
+            out[res.status] = out.get(res.status, 0) + 1
+        return out
+
+
+@attrs.frozen(kw_only=True)
+class EvalScore:
+    """A skill's val evaluation as the gate saw it."""
+
+    skill_hash: str
+    gate_score: float
+    hard: float
+    soft: float
+    n: int
+    missing: dict[str, str] = attrs.field(factory=dict)
+
+
+@attrs.frozen(kw_only=True)
+class GateResult:
+    verdict: Verdict
+    current: EvalScore
+    candidate: EvalScore
+    #: val rollouts the early decision did not need, vs. deciding at the most repeats
+    rollouts_saved: int = 0
+
+
+@attrs.frozen(kw_only=True)
+class Pair:
+    """One train item under last epoch's skill and this epoch's."""
+
+    task_id: str
+    label: str
+    prev: Rollout
+    curr: Rollout
+
+
+@attrs.frozen(kw_only=True)
+class SlowUpdateResult:
+    status: str
+    content: str = ""
+    reasoning: str = ""
+    error: str = ""
+    candidate: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class MetaSkillResult:
+    status: str
+    content: str = ""
+    error: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class FinalEvalResult:
+    final_val_score: float
+    final_hard: float
+    final_soft: float
+    promote_final: bool
+    test: dict[str, SplitScore] = attrs.field(factory=dict)

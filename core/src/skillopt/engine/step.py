@@ -1,0 +1,98 @@
+"""One training step: ``rollout → reflect → merge → select → apply → gate``.
+
+Each stage is a function of the frozen run context, the step's plan and the current
+skill, and returns a record; each saves its own completed result (see
+:mod:`skillopt.engine.resumable`), so a step killed anywhere re-runs only what had not
+finished. The step decides nothing about the run state: it returns a
+:class:`StepOutcome` and the trainer commits it.
+"""
+
+from __future__ import annotations
+
+import time
+
+import attrs
+
+from skillopt.records import GateAction, StepAction
+from skillopt.engine.context import Current, RunContext, StepPlan
+from skillopt.engine.stages.apply import apply
+from skillopt.engine.stages.gate import gate
+from skillopt.engine.stages.merge import merge
+from skillopt.engine.stages.records import ApplyResult, GateResult, MergeResult, ReflectResult, RolloutResult, SelectResult
+from skillopt.engine.stages.reflect import reflect
+from skillopt.engine.stages.rollout import rollout
+from skillopt.engine.stages.select import select
+
+STAGES = ("rollout", "reflect", "merge", "select", "apply", "gate")
+
+_GATE_ACTIONS = {
+    GateAction.ACCEPT: StepAction.ACCEPT,
+    GateAction.FORCE_ACCEPT: StepAction.FORCE_ACCEPT,
+    GateAction.REJECT: StepAction.REJECT,
+    GateAction.NO_DECISION: StepAction.NO_DECISION,
+}
+
+
+@attrs.frozen(kw_only=True)
+class StepOutcome:
+    """Everything a step produced; ``candidate`` is the current skill when skipped."""
+
+    action: StepAction
+    candidate: str
+    rollout: RolloutResult
+    reflect: ReflectResult
+    merge: MergeResult | None = None
+    select: SelectResult | None = None
+    apply: ApplyResult | None = None
+    gate: GateResult | None = None
+    timing: dict[str, float] = attrs.field(factory=dict)
+
+    @property
+    def notes(self) -> tuple[str, ...]:
+        parts = [r.notes for r in (self.merge, self.select, self.apply) if r is not None]
+        return tuple(dict.fromkeys(n for group in parts for n in group))
+
+
+def run_step(run: RunContext, plan: StepPlan, current: Current) -> StepOutcome:
+    timing: dict[str, float] = {}
+    clock = time.monotonic()
+
+    def lap(name: str) -> None:
+        nonlocal clock
+        now = time.monotonic()
+        timing[f"{name}_s"] = round(now - clock, 3)
+        clock = now
+
+    say = run.reporter.phase
+    head = f"epoch {plan.epoch}/{run.cfg.train.num_epochs} step {plan.step}/{run.data.total_steps}"
+    say(f"{head}: rollout")
+    rolled = rollout(run, plan, current)
+    lap("rollout")
+    say(f"{head}: reflect")
+    reflected = reflect(run, plan, current, rolled)
+    lap("reflect")
+    base = {"rollout": rolled, "reflect": reflected, "timing": timing}
+    if not reflected.patches:
+        answered = reflected.minibatches - len(reflected.missing)
+        action = StepAction.SKIP_REFLECT_FAILED if answered and len(reflected.failures) == answered else StepAction.SKIP_NO_PATCHES
+        return StepOutcome(action=action, candidate=current.skill, **base)
+    say(f"{head}: merge")
+    merged = merge(run, plan, current, reflected)
+    lap("merge")
+    if merged.empty:
+        return StepOutcome(action=StepAction.SKIP_NO_PATCHES, candidate=current.skill, merge=merged, **base)
+    say(f"{head}: select")
+    selected = select(run, plan, current, merged, rolled.usable)
+    lap("select")
+    say(f"{head}: apply")
+    applied = apply(run, plan, current, merged, selected, rolled.usable)
+    lap("apply")
+    base.update(merge=merged, select=selected, apply=applied)
+    if applied.candidate == current.skill:
+        action = StepAction.SKIP_NO_CHANGE if run.policy.name == "patch" else StepAction.SKIP_NO_REWRITE
+        return StepOutcome(action=action, candidate=current.skill, **base)
+    say(f"{head}: gate")
+    forced = "" if run.cfg.evaluation.use_gate else "evaluation.use_gate=false: accepted without comparison (validation still measured)"
+    decided = gate(run, run.step_dir(plan) / "gate", current, applied.candidate, force_reason=forced)
+    lap("gate")
+    return StepOutcome(action=_GATE_ACTIONS[decided.verdict.action], candidate=applied.candidate, gate=decided, **base)

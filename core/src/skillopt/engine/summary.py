@@ -1,0 +1,141 @@
+"""The end of a run: ``final_eval``, ``summary.json`` and a final line that tells the
+truth, with an exit status per way of ending and the setting to change."""
+
+from __future__ import annotations
+
+import re
+import time
+
+import attrs
+
+from skillopt import __version__
+from skillopt.records import StepAction
+from skillopt.results import GateInfo, RunStatus, RunSummary, ValSummary
+from skillopt.serde import to_data
+from skillopt.engine.context import RunContext
+from skillopt.engine.reporting import step_entries, target_cap_setting
+from skillopt.engine.rundir import read_json, write_json
+from skillopt.engine.stages.final_eval import final_eval
+
+
+def budget_advice(reason: str) -> str:
+    for key, flag in (("max_calls", "--max-calls"), ("max_cost_usd", "--max-cost"), ("max_tokens", "--max-tokens")):
+        if key in reason:
+            return f"raise budget.{key} ({flag}) and re-run the same command to resume"
+    return "raise the budget and re-run to resume"
+
+
+def outage_advice(reason: str, role: str) -> str:
+    setting = f"model.{role}.timeout_s" if re.search(r"time(d)? ?out", reason, re.I) else f"model.{role}.backend / model.{role}.base_url"
+    return f"the {role} provider did not answer: check {setting}, then re-run the same command to resume"
+
+
+def optimizer_advice(history: list[dict]) -> str:
+    reasons = [r for h in history for r in h.get("reflect_failure_reasons", [])]
+    if any("model.optimizer.max_tokens" in r for r in reasons):
+        return "every analyst reply was cut at its token cap: raise model.optimizer.max_tokens"
+    if any("gradient.minibatch_size" in r for r in reasons):
+        return "every analyst prompt was too long: lower gradient.minibatch_size or gradient.max_trajectory_chars"
+    return "the optimizer model could not produce the JSON the analysts need: choose a stronger model.optimizer.model"
+
+
+@attrs.frozen(kw_only=True)
+class Stop:
+    """Why a run stopped before its last step, and which model role was at fault."""
+
+    status: RunStatus
+    reason: str
+    role: str = ""
+
+
+def classify(trainer, run: RunContext, stopped: Stop | None, history: list[dict]) -> tuple[RunStatus, str, str]:
+    """(status, reason, advice) of the run as it ends."""
+    if stopped is not None:
+        status, reason = stopped.status, stopped.reason
+        if status is RunStatus.BUDGET_EXHAUSTED:
+            return status, reason, budget_advice(reason)
+        if status is RunStatus.PROVIDER_OUTAGE:
+            return status, reason, outage_advice(reason, stopped.role or "target")
+        return status, reason, f"raise {target_cap_setting(trainer.cfg)}"
+    actions = [h.get("action") for h in history]
+    if actions and all(a == StepAction.SKIP_REFLECT_FAILED for a in actions):
+        return RunStatus.OPTIMIZER_FAILED, f"no step could reflect: all {len(actions)} steps' analyst calls failed", optimizer_advice(history)
+    target = trainer.ledger.totals().role("target")
+    nothing_scored = not trainer.state.best_score and not any(h.get("rollout_hard") or h.get("rollout_soft") for h in history)
+    if target.calls and target.truncated == target.calls and nothing_scored:
+        setting = target_cap_setting(trainer.cfg)
+        return (RunStatus.TARGET_TRUNCATED, f"every target reply ({target.calls}) was cut at its token cap and none scored",
+                f"raise {setting}")
+    return RunStatus.FINISHED, "", ""
+
+
+def finish(trainer, run: RunContext, current: str | None, stopped: Stop | None) -> RunSummary:
+    st, cfg = trainer.state, trainer.cfg
+    history = step_entries(read_json(trainer.rundir.history, []) or [])
+    final = None
+    if stopped is None and current is not None and cfg.evaluation.eval_test:
+        trainer.ledger.scope = "final"
+        run.reporter.phase("final evaluation")
+        best = trainer.rundir.best_skill.read_text(encoding="utf-8")
+        initial = trainer.skill_at(trainer.rundir.skill_version(0).relative_to(trainer.rundir.root).as_posix())
+        final = final_eval(run, trainer.current(current), initial=initial, best=best, best_score=st.best_score)
+        if final.promote_final:
+            trainer.set_best(current, final.final_val_score, st.last_completed_step, "final_promoted")
+    status, reason, advice = classify(trainer, run, stopped, history)
+    st.status = status
+    if st.current_skill_path:  # a run stopped before its baseline has no state to keep
+        trainer.save_state()
+    totals = trainer.ledger.totals()
+    test = dict(final.test) if final else {}
+    actions = [h.get("action", "") for h in history]
+    summary = RunSummary(
+        version=f"skillopt-core-{__version__}", status=status, stopped_reason=reason, advice=advice,
+        env=trainer.env.name, out_dir=str(trainer.rundir.root), best_skill=str(trainer.rundir.best_skill),
+        gate=GateInfo(name=trainer.gate.name, metric=cfg.evaluation.gate_metric, use_gate=cfg.evaluation.use_gate),
+        val=ValSummary(
+            n=len(run.data.val), baseline_gate_score=st.baseline_score, best_gate_score=st.best_score,
+            final_gate_score=final.final_val_score if final else st.current_score,
+            final_hard=final.final_hard if final else _last(history, "selection_hard", st.current_score),
+            final_soft=final.final_soft if final else _last(history, "selection_soft", st.current_score),
+        ),
+        best_step=st.best_step, best_origin=st.best_origin, current_origin=st.current_origin,
+        total_steps=run.data.total_steps, steps_completed=st.last_completed_step,
+        total_accepts=sum(1 for a in actions if a in ("accept", "accept_new_best")),
+        total_force_accepts=actions.count("force_accept"), total_rejects=actions.count("reject"),
+        total_no_decisions=actions.count("no_decision"), total_skips=sum(1 for a in actions if str(a).startswith("skip")),
+        test=test,
+        test_delta_hard=(test["best"].hard - test["initial"].hard) if test else None,
+        final_test_delta_hard=(test["final"].hard - test["initial"].hard) if test else None,
+        val_test_gap_best=(st.best_score - test["best"].hard) if test and cfg.evaluation.gate_metric == "hard" else None,
+        usage=totals, optimizer_prompt_tokens_per_step=_per_step(history, "optimizer_prompt_tokens"),
+        total_wall_time_s=round(st.wall_time_s, 2), config_changes=tuple(st.config_changes), config=trainer.config_data,
+        finished_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+    )
+    write_json(trainer.rundir.summary, to_data(summary))
+    trainer.reporter.line(final_line(summary))
+    return summary
+
+
+def _last(history: list[dict], key: str, default: float) -> float:
+    values = [h.get(key) for h in history if h.get(key) is not None]
+    return float(values[-1]) if values else float(default)
+
+
+def _per_step(history: list[dict], key: str) -> float:
+    values = [h.get(key, 0) for h in history]
+    return round(sum(values) / len(values), 1) if values else 0.0
+
+
+def final_line(s: RunSummary) -> str:
+    if s.status is not RunStatus.FINISHED:
+        head = f"[red]stopped ({s.status.value}):[/red] {s.stopped_reason}."
+        if s.advice:
+            head += f" {s.advice[0].upper()}{s.advice[1:]}."
+        return head + f" Best so far: {s.best_skill} (val {s.val.best_gate_score:.3f})"
+    parts = [f"done ({s.status.value}): best skill {s.best_skill} (from {s.best_origin})",
+             f"val {s.val.baseline_gate_score or 0.0:.3f} -> {s.val.best_gate_score:.3f}"]
+    if s.test:
+        parts.append(f"test hard initial {s.test['initial'].hard:.3f} -> best {s.test['best'].hard:.3f}")
+    if s.total_no_decisions:
+        parts.append(f"{s.total_no_decisions} step(s) had no decision (val items failed)")
+    return "; ".join(parts)
