@@ -171,9 +171,9 @@ def main() -> None:
         "startup_before_first_call_s": round(first_call, 3),
         "ideal_wall_s": round(ideal, 3),
         "efficiency_ideal_over_measured": round(ideal / wall, 3),
-        "optimizer_prompt_tokens_per_step": summary["optimizer_prompt_tokens_per_step"],
-        "steps": summary["steps_completed"],
-        "test_best_hard": summary["test"]["best"]["hard"],
+        "optimizer_prompt_tokens_per_step": summary.optimizer_prompt_tokens_per_step,
+        "steps": summary.steps_completed,
+        "test_best_hard": summary.test["best"].hard,
     }
     print(json.dumps(result, indent=2))
 

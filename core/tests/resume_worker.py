@@ -45,6 +45,7 @@ def build(out: Path):
         ledger=KillingLedger(),
         optimizer_script=epoch_script(),
         train={"num_epochs": 2, "batch_size": 8},
+        env={"n_val": 16},  # enough val items for the paired gate to accept a two-rule step
         optimizer={"use_slow_update": True, "use_meta_skill": True, "slow_update_samples": 6, "learning_rate": 2,
                    "min_learning_rate": 1},
     )

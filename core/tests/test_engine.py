@@ -327,3 +327,29 @@ def test_an_edit_copying_a_training_answer_is_refused_as_a_leak(tmp_path):
     leaks = [r for r in report["results"] if r["status"] == "leak"]
     assert leaks and "copies the answer" in leaks[0]["detail"]
     assert "Remember" not in (tmp_path / "steps" / "step_0001" / "apply" / "candidate_skill.md").read_text()
+
+
+def test_an_analyst_reply_over_the_budget_is_ranked_not_re_asked_or_dropped(tmp_path):
+    """F6: an analyst that proposes more edits than the step's budget (providers that do
+    not enforce ``maxItems`` do this every step) used to break the schema, be re-asked
+    twice and then be dropped with its minibatch. Its extra edits must reach the ranking."""
+    base = toy_optimizer()
+    extra = [{"op": "append", "content": f"- Hint {i}: read the word twice."} for i in range(5)]
+
+    def script(req):
+        out = base(req)
+        if req.stage == "analyst" and isinstance(out, dict) and "Failed trajectories" in req.messages[-1].content:
+            out = {**out, "edits": [*extra, *out["edits"]]}  # 5 extra edits, whatever the budget said
+        return out
+
+    trainer = make_trainer(tmp_path, optimizer_script=script, num_epochs=1, train={"max_steps": 1},
+                           optimizer={"learning_rate": 2, "min_learning_rate": 2})
+    trainer.train()
+    analyst = [r for r in trainer.optimizer.backend.requests if r.stage == "analyst"]
+    minibatches = list((tmp_path / "steps" / "step_0001" / "reflect").glob("minibatch_*.json"))
+    assert len(analyst) == len(minibatches)  # not one re-ask
+    rec = load(tmp_path / "steps" / "step_0001" / "step_record.json")
+    assert rec["reflect_failures"] == 0 and rec["n_edits_proposed"] > 2 + len(extra)
+    ranking = [r for r in trainer.optimizer.backend.requests if r.stage == "ranking"]
+    assert ranking and "Hint 0" in ranking[0].messages[-1].content  # the extras were ranked with the rest
+    assert rec["n_edits_selected"] == 2

@@ -63,3 +63,45 @@ def test_paired_gate_averages_repeats_per_item():
     cand = ev([0, 0, 0], repeats=[[1, 1, 1], [1, 1, 0], [1, 1, 1]])
     verdict = PairedGate(EvaluationConfig(gate="paired", gate_confidence=0.8)).decide(cur, cand)
     assert verdict.accepted and verdict.details["repeats"] == 3
+
+
+def test_the_exact_test_counts_the_null_distribution_at_any_size():
+    import itertools
+    import random
+
+    rng = random.Random(5)
+    for _ in range(20):  # against brute force where brute force is possible
+        diffs = [rng.choice([-1, -0.5, 0, 0.5, 1, 1 / 3]) for _ in range(rng.randint(1, 12))]
+        nonzero = [d for d in diffs if d]
+        if not nonzero:
+            continue
+        hits = sum(1 for signs in itertools.product((1, -1), repeat=len(nonzero))
+                   if sum(s * d for s, d in zip(signs, nonzero, strict=True)) >= sum(nonzero) - 1e-9)
+        assert sign_flip_p_value(diffs) == pytest.approx(hits / 2 ** len(nonzero))
+    assert sign_flip_p_value([1.0] * 40) == pytest.approx(2.0**-40)  # 40 items: counted, not sampled
+
+
+def test_the_looks_never_spend_more_than_the_error_rate():
+    from skillopt.gates import Look
+    from skillopt.gates.paired import look_alpha
+
+    for planned in (1, 2, 3, 5):
+        interim = [look_alpha(0.05, Look(index=i, last=False), planned) for i in range(1, planned)]
+        assert sum(interim) + look_alpha(0.05, Look(index=planned, last=True), planned) == pytest.approx(0.05)
+        # stopping early (a deterministic target) keeps the total at most the error rate too
+        for k in range(1, planned + 1):
+            assert sum(interim[: k - 1]) + look_alpha(0.05, Look(index=k, last=True), planned) <= 0.05 + 1e-12
+
+
+def test_paired_asks_for_another_look_when_undecided_and_decides_on_the_last():
+    from skillopt.gates import Look
+
+    gate = PairedGate(EvaluationConfig(gate="paired", gate_max_repeats=3))
+    cur, cand = ev([0] * 20), ev([1] * 4 + [0] * 16)  # p = 1/16: promising, not conclusive
+    assert gate.decide(cur, cand, Look(index=1, last=False)).action == "more"
+    final = gate.decide(cur, cand, Look(index=3, last=True))
+    assert final.action == "reject" and "not significant" in final.reason
+    clear = gate.decide(cur, ev([1] * 12 + [0] * 8), Look(index=1, last=False))
+    assert clear.accepted and clear.action == "accept"  # a clear winner is taken at the first look
+    worse = gate.decide(ev([1] * 5 + [0] * 15), ev([0] * 20), Look(index=1, last=False))
+    assert worse.action == "reject"  # a clear loser costs one pass (racing)

@@ -81,6 +81,8 @@ def kill_plan(reference: Path, seed: int = 7) -> list[str]:
 def test_eleven_kills_in_every_stage_and_both_epochs_end_as_an_uninterrupted_run(tmp_path):
     reference = tmp_path / "reference"
     assert run(reference) == 0
+    actions = [h["action"] for h in json.loads((reference / "history.json").read_text())]
+    assert actions.count("accept_new_best") == 2  # a run that learns: both rules of the schedule are gated in
     resumed = tmp_path / "resumed"
     kills = kill_plan(reference)
     assert len(kills) >= 10 and {k.split(":")[0].split("/")[-1] for k in kills} >= {

@@ -90,6 +90,9 @@ def test_run_detail_steps_and_skill_diff(served, run_root):
     assert diff["diff"].startswith(f"--- skill {data['skills'][0]}")
     status, step = request(port, f"/api/runs/toy-run/steps/{data['steps'][0]}")
     assert status == 200 and "step_record" in step["files"]
+    # each stage's saved result, by the pipeline's stage names
+    assert {"reflect", "merge", "select", "apply", "gate"} <= set(step["files"]) and step["candidate_skill"]
+    assert step["files"]["gate"]["verdict"]["action"] in ("accept", "reject")
     assert request(port, "/api/runs/toy-run/steps/999")[0] == 404
 
 

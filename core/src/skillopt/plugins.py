@@ -21,7 +21,6 @@ import attrs
 import pluggy
 
 from skillopt import hookspecs
-from skillopt.errors import PluginError
 
 GROUPS = {
     "envs": "skillopt.envs",

@@ -279,8 +279,6 @@ class StepAction(enum.StrEnum):
     ACCEPT_NEW_BEST = "accept_new_best"
     FORCE_ACCEPT = "force_accept"
     REJECT = "reject"
-    #: too few val items could be scored on both sides: nothing was decided
-    NO_DECISION = "no_decision"
     SKIP_NO_PATCHES = "skip_no_patches"
     SKIP_NO_CHANGE = "skip_no_change"
     SKIP_NO_REWRITE = "skip_no_rewrite"

@@ -104,7 +104,6 @@ class RunSummary:
     total_accepts: int
     total_force_accepts: int
     total_rejects: int
-    total_no_decisions: int
     total_skips: int
     test: dict[str, SplitScore]
     test_delta_hard: float | None

@@ -3,7 +3,11 @@
 Backends with native constrained decoding return valid JSON; others may wrap it in
 prose or fences. We extract at most one object and validate it against the subset of
 JSON Schema our prompts use. Anything doubtful is rejected, because a wrong guess
-adopted silently is worse than a re-ask.
+adopted silently is worse than a re-ask. Upper bounds on sizes (``maxItems``,
+``maxLength``) are the exception: they steer constrained decoders and tell the model
+what is wanted, but many providers do not enforce them, and a reply with one edit too
+many is not wrong, only long. Its consumer clips it (the edit budget is applied by
+ranking), so such a reply is never re-asked and never thrown away.
 """
 
 from __future__ import annotations
@@ -105,8 +109,6 @@ def validate(value: Any, schema: dict[str, Any], path: str = "$") -> list[str]:
         if isinstance(items, dict):
             for i, item in enumerate(value):
                 errors.extend(validate(item, items, f"{path}[{i}]"))
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            errors.append(f"{path}: more than {schema['maxItems']} items")
         if "minItems" in schema and len(value) < schema["minItems"]:
             errors.append(f"{path}: fewer than {schema['minItems']} items")
     if isinstance(value, str):

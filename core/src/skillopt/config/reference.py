@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import typing
 from typing import Any
 
 from skillopt.config.schema import RunConfig

@@ -33,9 +33,16 @@ def truncation_stop(run: RunContext, ledger, state):
     return None
 
 
-def baseline_line(run: RunContext, state, ledger) -> str:
+def baseline_line(run: RunContext, state, ledger, missing: dict[str, str]) -> str:
     e = run.cfg.evaluation
-    text = f"baseline val {e.gate_metric} {state.baseline_score or 0.0:.3f} on {len(run.data.val)} items; {run.data.total_steps} steps planned"
+    n = len(run.data.val)
+    scored = f"{n - len(missing)} of {n}" if missing else f"{n}"
+    text = f"baseline val {e.gate_metric} {state.baseline_score or 0.0:.3f} on {scored} items; {run.data.total_steps} steps planned"
+    if missing:
+        reasons = Counter(r[:80] for r in missing.values())
+        text += (f"\n[yellow]warning:[/yellow] {len(missing)} of {n} val items got no answer "
+                 f"({'; '.join(f'{r} ×{c}' if c > 1 else r for r, c in reasons.most_common(3))}): "
+                 "left out of the baseline, asked again at the next evaluation")
     target = ledger.totals().role("target")
     if target.calls and target.truncated * 2 > target.calls:
         text += (f"\n[yellow]warning:[/yellow] {target.truncated} of {target.calls} target replies were cut at their token cap "
@@ -81,7 +88,7 @@ def step_record(trainer, run: RunContext, plan: StepPlan, action: StepAction, ou
     )
 
 
-COLOURS = {"accept": "green", "accept_new_best": "green", "force_accept": "yellow", "reject": "red", "no_decision": "yellow"}
+COLOURS = {"accept": "green", "accept_new_best": "green", "force_accept": "yellow", "reject": "red"}
 
 
 def step_line(rec: StepRecord, total_steps: int, outcome) -> str:
@@ -113,8 +120,6 @@ def step_line(rec: StepRecord, total_steps: int, outcome) -> str:
         line += "\n  [yellow]analyst replies unusable:[/yellow] " + "; ".join(dict.fromkeys(rec.reflect_failure_reasons))
     if rec.reflect_missing:
         line += f"\n  [yellow]{rec.reflect_missing} analyst call(s) got no reply (provider errors); their trajectories were skipped[/yellow]"
-    if v is not None and rec.action is StepAction.NO_DECISION:
-        line += f"\n  [yellow]no decision:[/yellow] {v.reason}"
     return line
 
 

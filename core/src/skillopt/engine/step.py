@@ -29,7 +29,6 @@ _GATE_ACTIONS = {
     GateAction.ACCEPT: StepAction.ACCEPT,
     GateAction.FORCE_ACCEPT: StepAction.FORCE_ACCEPT,
     GateAction.REJECT: StepAction.REJECT,
-    GateAction.NO_DECISION: StepAction.NO_DECISION,
 }
 
 

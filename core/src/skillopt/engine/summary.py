@@ -93,7 +93,8 @@ def finish(trainer, run: RunContext, current: str | None, stopped: Stop | None) 
         env=trainer.env.name, out_dir=str(trainer.rundir.root), best_skill=str(trainer.rundir.best_skill),
         gate=GateInfo(name=trainer.gate.name, metric=cfg.evaluation.gate_metric, use_gate=cfg.evaluation.use_gate),
         val=ValSummary(
-            n=len(run.data.val), baseline_gate_score=st.baseline_score, best_gate_score=st.best_score,
+            n=len(run.data.val), baseline_gate_score=final.initial_val_score if final else st.baseline_score,
+            best_gate_score=st.best_score,
             final_gate_score=final.final_val_score if final else st.current_score,
             final_hard=final.final_hard if final else _last(history, "selection_hard", st.current_score),
             final_soft=final.final_soft if final else _last(history, "selection_soft", st.current_score),
@@ -102,7 +103,7 @@ def finish(trainer, run: RunContext, current: str | None, stopped: Stop | None) 
         total_steps=run.data.total_steps, steps_completed=st.last_completed_step,
         total_accepts=sum(1 for a in actions if a in ("accept", "accept_new_best")),
         total_force_accepts=actions.count("force_accept"), total_rejects=actions.count("reject"),
-        total_no_decisions=actions.count("no_decision"), total_skips=sum(1 for a in actions if str(a).startswith("skip")),
+        total_skips=sum(1 for a in actions if str(a).startswith("skip")),
         test=test,
         test_delta_hard=(test["best"].hard - test["initial"].hard) if test else None,
         final_test_delta_hard=(test["final"].hard - test["initial"].hard) if test else None,
@@ -136,6 +137,4 @@ def final_line(s: RunSummary) -> str:
              f"val {s.val.baseline_gate_score or 0.0:.3f} -> {s.val.best_gate_score:.3f}"]
     if s.test:
         parts.append(f"test hard initial {s.test['initial'].hard:.3f} -> best {s.test['best'].hard:.3f}")
-    if s.total_no_decisions:
-        parts.append(f"{s.total_no_decisions} step(s) had no decision (val items failed)")
     return "; ".join(parts)

@@ -66,6 +66,8 @@ class Trainer:
         self.evaluator = Evaluator(self.runner, ScoreBook(self.rundir.scores), seed=cfg.train.seed)
         self.run_info = RunInfo(out_dir=self.rundir.root, env=env.name, mode="train", config=self.config_data)
         self.state = TrainState()
+        #: baseline val items that got no answer (left out of its score, retried later)
+        self.baseline_missing: dict[str, str] = {}
         self._started = time.monotonic()
         self._prior_wall = 0.0
 
@@ -140,6 +142,7 @@ class Trainer:
         self.ledger.scope = "baseline"
         self.reporter.phase("baseline")
         baseline = run.evaluate_val(initial, self.rundir.root / "gate_baseline", "val: initial skill")
+        self.baseline_missing = dict(baseline.missing)
         score = self.gate.score(baseline)
         self.set_current(initial, score, "initial_skill", v0)
         self.state.baseline_score = score
@@ -165,7 +168,7 @@ class Trainer:
             current: str | None = None  # None until the baseline exists (a skill may be empty)
             try:
                 current = self.start(run, fingerprint, config_changes)
-                self.reporter.line(reporting.baseline_line(run, self.state, self.ledger))
+                self.reporter.line(reporting.baseline_line(run, self.state, self.ledger, self.baseline_missing))
                 stopped = reporting.truncation_stop(run, self.ledger, self.state)
                 if stopped is None:
                     current = self.loop(run, current, epoch_boundary)

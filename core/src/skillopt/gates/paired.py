@@ -9,9 +9,10 @@ item that gets worse blocks the candidate.
 It decides in looks (racing): the first look is one pass over the items; a candidate
 that is clearly not better is rejected there, one that is clearly better accepted,
 and an undecided one is shown again with one more repeat per item, up to
-``gate_max_repeats``. The error rate is split over the looks (each earlier look gets
-a quarter-share, the last what remains), so looking more often never raises the
-false-accept rate above ``1 - gate_confidence``. On binary scores the test is exact
+``gate_max_repeats``. The error rate is split over the looks (the earlier looks share
+a quarter of it, the last gets what remains), so looking more often never raises the
+false-accept rate above ``1 - gate_confidence``; ``benchmarks/gate_calibration.py``
+measures it. On binary scores the test is exact
 at any size (the null distribution is counted, not sampled).
 """
 
@@ -69,12 +70,17 @@ def sign_flip_p_value(diffs: list[float], *, seed: int = 0) -> float:
     return (hits + 1) / (MC_SAMPLES + 1)
 
 
+#: the part of the error rate the earlier looks share (the last look keeps the rest)
+INTERIM_SHARE = 0.25
+
+
 def look_alpha(alpha: float, look: Look, planned: int) -> float:
-    """The error share of one look: ``alpha / (2 (K-1))`` for each earlier look of K,
-    and whatever the earlier looks left for the last one."""
+    """The error share of one look: ``alpha * INTERIM_SHARE / (K-1)`` for each earlier
+    look of K, and whatever the earlier looks left for the last one (Bonferroni over the
+    looks, so the total false-accept rate stays at most ``alpha``)."""
     if planned <= 1:
         return alpha
-    interim = alpha / (2 * (planned - 1))
+    interim = alpha * INTERIM_SHARE / (planned - 1)
     return interim if not look.last else alpha - interim * (look.index - 1)
 
 

@@ -16,6 +16,11 @@ from skillopt.records import EDIT_OPS, Edit, EditResult, Patch, Rollout, Task
 from skillopt.skilldoc import apply_edits
 
 
+#: what the reply schema asks for at most; a longer list is clipped here, not re-asked
+MAX_PATTERNS = 8
+MAX_NOTES = 5
+
+
 def analyst_user_message(ctx: OptimizerContext, rollouts: list[Rollout], tasks: dict[str, Task], kind: str, noun: str) -> str:
     title = "Failed" if kind == "failure" else "Successful"
     limit = ctx.config.gradient.max_trajectory_chars
@@ -74,17 +79,16 @@ class PatchPolicy(EditPolicy):
             user=analyst_user_message(ctx, rollouts, tasks, kind, "edits"),
             schema=schema,
         )
+        # every proposed edit goes on to the merge and the ranking, which clip to the budget
         edits = parse_edits(data.get("edits", []), kind)
-        if ctx.budget is not None:
-            edits = edits[: ctx.budget]
         if kind == "failure":
             patterns = tuple(
                 f"{p.get('failure_type', '')}: {p.get('description', '')}".strip(": ")
                 for p in data.get("failure_summary", []) if isinstance(p, dict)
-            )
+            )[:MAX_PATTERNS]
         else:
-            patterns = tuple(str(p) for p in data.get("success_patterns", []))
-        notes = tuple(str(n) for n in data.get("appendix_notes", []) if str(n).strip())
+            patterns = tuple(str(p) for p in data.get("success_patterns", []))[:MAX_PATTERNS]
+        notes = tuple(str(n) for n in data.get("appendix_notes", []) if str(n).strip())[:MAX_NOTES]
         if ctx.sar and kind == "success" and ctx.config.optimizer.skill_aware_appendix_source == "failure_only":
             notes = ()
         return Patch(

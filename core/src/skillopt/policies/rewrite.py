@@ -53,9 +53,7 @@ class RewritePolicy(EditPolicy):
             user=analyst_user_message(ctx, rollouts, tasks, kind, "suggestions"),
             schema=schemas.analyst_rewrite_schema(kind, ctx.budget, ctx.config.gradient.min_failure_edits),
         )
-        items = parse_suggestions(data.get("suggestions", []), kind)
-        if ctx.budget is not None:
-            items = items[: ctx.budget]
+        items = parse_suggestions(data.get("suggestions", []), kind)  # the ranking clips to the budget
         return Patch(suggestions=tuple(items), reasoning=str(data.get("reasoning", "")), source_type=kind)
 
     def merge(self, ctx, patches, kind):

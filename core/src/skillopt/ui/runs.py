@@ -64,18 +64,31 @@ def _updated(path: Path) -> float:
     return max(times, default=path.stat().st_mtime)
 
 
+def live_usage(path: Path) -> dict[str, Any]:
+    """A running run's spend so far, from its per-call journal (``usage.jsonl``)."""
+    if not (path / "usage.jsonl").is_file():
+        return {}
+    from skillopt.calls import Ledger
+
+    ledger = Ledger()
+    ledger.attach(path / "usage.jsonl")
+    ledger.close()
+    totals = ledger.totals()
+    return {"requests": totals.requests, "calls": totals.calls, "cost_usd": totals.cost_usd}
+
+
 def overview(run_id: str, path: Path) -> dict[str, Any]:
     """One row of the runs table."""
     summary = read_json(path / "summary.json") or {}
     state = read_json(path / "runtime_state.json") or {}
     config = read_json(path / "config.json") or {}
-    history = read_json(path / "history.json") or []
+    history = steps_of(read_json(path / "history.json") or [])
     updated = _updated(path)
     status = summary.get("status") or state.get("status") or "unknown"
     if not summary and status not in ("finished", "stopped") and time.time() - updated > LIVE_WINDOW_S:
         status = "interrupted"  # no process has touched it lately: resumable with the same command
     test = summary.get("test") or {}
-    usage = summary.get("usage") or state.get("ledger") or {}
+    usage = summary.get("usage") or live_usage(path)
     return {
         "id": run_id,
         "path": str(path),
@@ -91,9 +104,15 @@ def overview(run_id: str, path: Path) -> dict[str, Any]:
         "test_initial": (test.get("initial") or {}).get("hard"),
         "test_best": (test.get("best") or {}).get("hard"),
         "cost_usd": usage.get("cost_usd"),
-        "calls": usage.get("calls"),
+        "calls": usage.get("requests", usage.get("calls")),
         "updated": updated,
     }
+
+
+def steps_of(history: Any) -> list[dict[str, Any]]:
+    """The step records of ``history.json`` (config-change events are listed apart)."""
+    rows = history if isinstance(history, list) else []
+    return [h for h in rows if isinstance(h, dict) and h.get("kind", "step") == "step"]
 
 
 def detail(run_id: str, path: Path) -> dict[str, Any]:
@@ -103,7 +122,9 @@ def detail(run_id: str, path: Path) -> dict[str, Any]:
         "overview": overview(run_id, path),
         "summary": redact_data(read_json(path / "summary.json") or {}),
         "config": redact_data(read_json(path / "config.json") or {}),
-        "history": redact_data(history),
+        "history": redact_data(steps_of(history)),
+        "events": redact_data([h for h in history if isinstance(h, dict) and h.get("kind", "step") != "step"]
+                              if isinstance(history, list) else []),
         "skills": skill_versions(path),
         "steps": sorted(int(m.group(1)) for p in (path / "steps").glob("step_*") if (m := _STEP.search(p.name))),
     }
@@ -135,21 +156,41 @@ def skill_diff(path: Path, a: int | str, b: int | str) -> dict[str, Any] | None:
     return {"a": a, "b": b, "diff": "\n".join(lines), "added": added, "removed": removed}
 
 
+#: a step's stage folders, in pipeline order (each holds its completed ``result.json``)
+STAGES = ("reflect", "merge", "select", "apply", "gate")
+
+
 def step_detail(path: Path, step: int) -> dict[str, Any] | None:
-    """A step's record and its JSON artifacts (patches, ranked edits, apply report, verdict)."""
+    """A step's record and each stage's saved result (analyst minibatches, merged patch,
+    ranked edits, apply report, gate verdict), keyed by stage name."""
     folder = path / "steps" / f"step_{int(step):04d}"
     if not folder.is_dir():
         return None
-    files = {}
-    for file in sorted(folder.glob("*.json")):
-        files[file.stem] = redact_data(read_json(file))
-    candidate = folder / "candidate_skill.md"
+    files: dict[str, Any] = {}
+    record = read_json(folder / "step_record.json")
+    if record is not None:
+        files["step_record"] = redact_data(record)
+    for stage in STAGES:
+        stage_dir = folder / stage
+        if stage == "reflect":
+            batches = {p.stem: _result(p) for p in sorted(stage_dir.rglob("minibatch_*.json"))}
+            if batches:
+                files["reflect"] = redact_data(batches)
+        elif (stage_dir / "result.json").is_file():
+            files[stage] = redact_data(_result(stage_dir / "result.json"))
+    candidate = folder / "apply" / "candidate_skill.md"
     return {
         "step": int(step),
         "files": files,
         "candidate_skill": redact_text(candidate.read_text(encoding="utf-8")) if candidate.is_file() else None,
         "rollouts": sorted(p.name for p in (folder / "rollout").glob("*")) if (folder / "rollout").is_dir() else [],
     }
+
+
+def _result(file: Path) -> Any:
+    """A stage result file's payload (older runs wrote the bare payload)."""
+    data = read_json(file)
+    return data.get("result", data) if isinstance(data, dict) else data
 
 
 def signature(path: Path) -> tuple[float, ...]:

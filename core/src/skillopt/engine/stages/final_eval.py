@@ -28,6 +28,7 @@ def final_eval(run: RunContext, current: Current, *, initial: str, best: str, be
 
     def compute() -> FinalEvalResult:
         promote = False
+        initial_val = run.evaluate_val(initial, run.rundir.root / "gate_baseline", "val: initial skill", stage=STAGE)
         final_val = run.evaluate_val(current.skill, folder / "val_final", "val: final skill", stage=STAGE)
         final_score = run.gate.score(final_val)
         if current.skill_hash != skill_hash(best) and final_score > best_score:
@@ -47,7 +48,7 @@ def final_eval(run: RunContext, current: Current, *, initial: str, best: str, be
                 seen[h] = SplitScore(hard=evaluation.hard, soft=evaluation.soft, n=evaluation.n, skill_hash=h,
                                      excluded=len(evaluation.missing), by_task_type=breakdown(rollouts))
             test[name] = seen[h]
-        return FinalEvalResult(final_val_score=final_score, final_hard=final_val.hard, final_soft=final_val.soft,
+        return FinalEvalResult(initial_val_score=run.gate.score(initial_val), final_val_score=final_score, final_hard=final_val.hard, final_soft=final_val.soft,
                                promote_final=promote, test=test)
 
     return resumable(folder / "result.json", FinalEvalResult, key, compute)

@@ -1,12 +1,15 @@
 """``gate``: the candidate against the current skill on the same val items.
 
 The two evaluations are paired by item: an item with no valid result on either side
-(the provider failed even after a retry) is left out of both sides and reported, and
-with fewer than ``evaluation.gate_min_items`` valid pairs there is no decision. A
-sequential gate (``paired``) looks in rounds: one pass per skill first, then one more
-repeat per item while it is undecided, up to ``evaluation.gate_max_repeats``; when the
-repeats of a look all equal the previous ones (a deterministic target) that look is
-its last.
+(the provider failed even after a retry) is left out of both sides and reported. A
+decision is only made when the left-out items could not change it (the gate decides
+the same with them filled in as the candidate's best case and as its worst case) and
+at least ``evaluation.gate_min_items`` pairs are valid; otherwise there is *no
+decision*, nothing is saved, and the run stops to be resumed when the provider
+answers again (:class:`GateUndecided`). A sequential gate (``paired``) looks in
+rounds: one pass per skill first, then one more repeat per item while it is
+undecided, up to ``evaluation.gate_max_repeats``; when the repeats of a look all
+equal the previous ones (a deterministic target) that look is its last.
 """
 
 from __future__ import annotations
@@ -21,9 +24,18 @@ from skillopt.gates import Evaluation, Look, pair
 from skillopt.records import GateAction, Verdict
 from skillopt.engine.context import Current, RunContext
 from skillopt.engine.resumable import resumable
+from skillopt.engine.rollouts import SystemicFailure
 from skillopt.engine.stages.records import EvalScore, GateResult
 
 STAGE = "gate"
+
+
+class GateUndecided(SystemicFailure):
+    """Too many val items got no answer to decide: the run stops (resumable)."""
+
+    def __init__(self, verdict: Verdict):
+        super().__init__(f"the gate could not decide: {verdict.reason}; re-run the same command to retry them", role="target")
+        self.verdict = verdict
 
 
 def min_items(run: RunContext) -> int:
@@ -41,16 +53,32 @@ def repeats_identical(*evaluations: Evaluation) -> bool:
     return all(len(set(runs)) <= 1 for e in evaluations for runs in e.items.values())
 
 
-def no_decision(run: RunContext, cur: Evaluation, cand: Evaluation, excluded: dict[str, str], shared: int, look: Look) -> Verdict:
-    need = min_items(run)
+def no_decision(run: RunContext, cur: Evaluation, cand: Evaluation, excluded: dict[str, str], shared: int, look: Look,
+                why: str) -> Verdict:
     reasons = sorted(set(v.split(": ", 1)[-1] for v in excluded.values()))
     return Verdict(
         accepted=False, action=GateAction.NO_DECISION, metric=run.cfg.evaluation.gate_metric,
         current_score=run.gate.score(cur), candidate_score=run.gate.score(cand), n_items=shared,
-        reason=f"only {shared} of {len(run.data.val)} val items were scored on both sides (need {need}; "
-               f"evaluation.gate_min_items): {'; '.join(reasons[:3])}",
+        reason=f"{len(excluded)} of {len(run.data.val)} val items got no answer ({'; '.join(reasons[:3])}) {why}",
         excluded=excluded, repeats=look.repeats, looks=look.index,
     )
+
+
+def filled(cur: Evaluation, cand: Evaluation, excluded: dict[str, str], *, best: bool) -> tuple[Evaluation, Evaluation]:
+    """Both sides with every left-out item given the candidate's best (or worst) case."""
+    hi, lo = [(1.0, 1.0)], [(0.0, 0.0)]
+    cur_items, cand_items = dict(cur.items), dict(cand.items)
+    for item in excluded:
+        cand_items.setdefault(item, hi if best else lo)
+        cur_items.setdefault(item, lo if best else hi)
+    return attrs.evolve(cur, items=cur_items, missing={}), attrs.evolve(cand, items=cand_items, missing={})
+
+
+def decide(run: RunContext, cur: Evaluation, cand: Evaluation, look: Look, sequential: bool) -> Verdict:
+    verdict = run.gate.decide(cur, cand, look) if sequential else run.gate.decide(cur, cand)
+    if verdict.action is GateAction.MORE and look.last:
+        verdict = attrs.evolve(verdict, action=GateAction.REJECT, accepted=False)
+    return verdict
 
 
 def forced(run: RunContext, cur: Evaluation, cand: Evaluation, reason: str) -> Verdict:
@@ -83,11 +111,16 @@ def gate(run: RunContext, folder: Path, current: Current, candidate: str, *, lab
             last = repeats >= most or (index > 1 and repeats_identical(cur_p, cand_p))
             look = Look(index=index, repeats=repeats, last=last)
             if cur_p.n < min_items(run):
-                verdict = no_decision(run, cur, cand, excluded, cur_p.n, look)
-                break
-            verdict = run.gate.decide(cur_p, cand_p, look) if sequential else run.gate.decide(cur_p, cand_p)
-            if verdict.action is GateAction.MORE and look.last:
-                verdict = attrs.evolve(verdict, action=GateAction.REJECT, accepted=False)
+                raise GateUndecided(no_decision(run, cur, cand, excluded, cur_p.n, look,
+                                                f"and {cur_p.n} valid pairs are fewer than evaluation.gate_min_items={min_items(run)}"))
+            verdict = decide(run, cur_p, cand_p, look, sequential)
+            if excluded and verdict.action is not GateAction.MORE:
+                outcomes = {decide(run, *filled(cur_p, cand_p, excluded, best=b), look, sequential).action for b in (True, False)}
+                if outcomes != {verdict.action}:
+                    if not look.last:
+                        verdict = attrs.evolve(verdict, action=GateAction.MORE, accepted=False)  # look again: retries them too
+                    else:
+                        raise GateUndecided(no_decision(run, cur, cand, excluded, cur_p.n, look, "and they could change the decision"))
             verdict = attrs.evolve(verdict, excluded=excluded, repeats=repeats, looks=index)
             if verdict.action is not GateAction.MORE:
                 break

@@ -144,6 +144,8 @@ class MetaSkillResult:
 
 @attrs.frozen(kw_only=True)
 class FinalEvalResult:
+    #: the initial skill's val score now (items missing at the baseline asked again)
+    initial_val_score: float
     final_val_score: float
     final_hard: float
     final_soft: float
