@@ -167,6 +167,20 @@ def val_words_all() -> list[str]:
     return [t.inputs["word"] for t in ToyEnv(ToyEnv.Config(n_val=16)).tasks("val")]
 
 
+class Lines:
+    """A reporter that keeps the lines a user would read."""
+
+    def __init__(self):
+        self.lines: list[str] = []
+
+    def line(self, text: str) -> None:
+        self.lines.append(text)
+
+    def phase(self, text: str) -> None: ...
+
+    def items(self, label: str, done: int, total: int) -> None: ...
+
+
 ONE_STEP = {"train": {"num_epochs": 1, "batch_size": 8, "max_steps": 1}, "evaluation": {"gate": "strict"},
             "optimizer": {"use_slow_update": False, "use_meta_skill": False}}
 
@@ -178,8 +192,12 @@ def test_errored_baseline_items_are_never_scored_and_cannot_buy_an_accept(tmp_pa
     decision: the run stops, resumable, and keeps the initial skill."""
     broken = _persistently_failing_baseline(server, candidate_right=True)
     out = tmp_path / "run"
-    summary = toy_trainer(out, server.base_url, **ONE_STEP).train()
+    trainer = toy_trainer(out, server.base_url, **ONE_STEP)
+    trainer.reporter = Lines()
+    summary = trainer.train()
     assert summary.val.baseline_gate_score == 1.0  # 12 of 16 items answered, all right: not 12/16
+    said = "\n".join(trainer.reporter.lines)
+    assert f"on {16 - broken} of 16 items" in said and f"{broken} of 16 val items got no answer" in said
     assert summary.status == "provider_outage" and summary.exit_code == 6
     assert "could change the decision" in summary.stopped_reason and f"{broken} of 16 val items" in summary.stopped_reason
     assert summary.steps_completed == 0 and summary.best_origin == "initial_skill"

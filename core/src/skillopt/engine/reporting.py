@@ -54,9 +54,10 @@ def _rate(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def step_record(trainer, run: RunContext, plan: StepPlan, action: StepAction, outcome) -> StepRecord:
-    st = trainer.state
-    usage = trainer.ledger.scope_totals(f"step {plan.step}")
+def step_record(run: RunContext, plan: StepPlan, action: StepAction, outcome, *, state, usage, skill_len: int) -> StepRecord:
+    """The ``history.json`` line of a committed step: its outcome, the state after it, and
+    ``usage``, what the step spent over every session of the run."""
+    st = state
     rollouts = outcome.rollout.rollouts
     scored = [ro for ro in rollouts if not ro.missing]
     statuses = [r.status for r in (outcome.apply.results if outcome.apply else ())]
@@ -81,7 +82,7 @@ def step_record(trainer, run: RunContext, plan: StepPlan, action: StepAction, ou
         gate_items=verdict.n_items if verdict else 0, gate_excluded=len(verdict.excluded) if verdict else 0,
         gate_rollouts_saved=gated.rollouts_saved if gated else 0,
         current_score=st.current_score, best_score=st.best_score, best_step=st.best_step,
-        current_origin=st.current_origin, best_origin=st.best_origin, skill_len=len(trainer.skill_at(st.current_skill_path)),
+        current_origin=st.current_origin, best_origin=st.best_origin, skill_len=skill_len,
         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
         optimizer_prompt_tokens=usage.role("optimizer").prompt_tokens, calls=usage.calls, cost_usd=round(usage.cost_usd, 8),
         timing=dict(outcome.timing), wall_time_s=round(sum(outcome.timing.values()), 3), notes=outcome.notes,

@@ -1,5 +1,6 @@
-"""The end of a run: ``final_eval``, ``summary.json`` and a final line that tells the
-truth, with an exit status per way of ending and the setting to change."""
+"""How a run ended, told truthfully: the status (one exit code per way of ending), the
+reason, the setting to change, and the ``summary.json`` record. Pure functions of
+what the trainer hands them; the trainer writes the files."""
 
 from __future__ import annotations
 
@@ -8,14 +9,15 @@ import time
 
 import attrs
 
+from pathlib import Path
+
 from skillopt import __version__
+from skillopt.calls.ledger import LedgerTotals
 from skillopt.records import StepAction
 from skillopt.results import GateInfo, RunStatus, RunSummary, ValSummary
-from skillopt.serde import to_data
-from skillopt.engine.context import RunContext
-from skillopt.engine.reporting import step_entries, target_cap_setting
-from skillopt.engine.rundir import read_json, write_json
-from skillopt.engine.stages.final_eval import final_eval
+from skillopt.engine.context import RunData
+from skillopt.engine.reporting import target_cap_setting
+from skillopt.engine.stages.records import FinalEvalResult
 
 
 def budget_advice(reason: str) -> str:
@@ -48,7 +50,7 @@ class Stop:
     role: str = ""
 
 
-def classify(trainer, run: RunContext, stopped: Stop | None, history: list[dict]) -> tuple[RunStatus, str, str]:
+def classify(cfg, state, totals: LedgerTotals, stopped: Stop | None, history: list[dict]) -> tuple[RunStatus, str, str]:
     """(status, reason, advice) of the run as it ends."""
     if stopped is not None:
         status, reason = stopped.status, stopped.reason
@@ -56,51 +58,40 @@ def classify(trainer, run: RunContext, stopped: Stop | None, history: list[dict]
             return status, reason, budget_advice(reason)
         if status is RunStatus.PROVIDER_OUTAGE:
             return status, reason, outage_advice(reason, stopped.role or "target")
-        return status, reason, f"raise {target_cap_setting(trainer.cfg)}"
+        return status, reason, f"raise {target_cap_setting(cfg)}"
     actions = [h.get("action") for h in history]
     if actions and all(a == StepAction.SKIP_REFLECT_FAILED for a in actions):
         return RunStatus.OPTIMIZER_FAILED, f"no step could reflect: all {len(actions)} steps' analyst calls failed", optimizer_advice(history)
-    target = trainer.ledger.totals().role("target")
-    nothing_scored = not trainer.state.best_score and not any(h.get("rollout_hard") or h.get("rollout_soft") for h in history)
+    target = totals.role("target")
+    nothing_scored = not state.best_score and not any(h.get("rollout_hard") or h.get("rollout_soft") for h in history)
     if target.calls and target.truncated == target.calls and nothing_scored:
-        setting = target_cap_setting(trainer.cfg)
+        setting = target_cap_setting(cfg)
         return (RunStatus.TARGET_TRUNCATED, f"every target reply ({target.calls}) was cut at its token cap and none scored",
                 f"raise {setting}")
     return RunStatus.FINISHED, "", ""
 
 
-def finish(trainer, run: RunContext, current: str | None, stopped: Stop | None) -> RunSummary:
-    st, cfg = trainer.state, trainer.cfg
-    history = step_entries(read_json(trainer.rundir.history, []) or [])
-    final = None
-    if stopped is None and current is not None and cfg.evaluation.eval_test:
-        trainer.ledger.scope = "final"
-        run.reporter.phase("final evaluation")
-        best = trainer.rundir.best_skill.read_text(encoding="utf-8")
-        initial = trainer.skill_at(trainer.rundir.skill_version(0).relative_to(trainer.rundir.root).as_posix())
-        final = final_eval(run, trainer.current(current), initial=initial, best=best, best_score=st.best_score)
-        if final.promote_final:
-            trainer.set_best(current, final.final_val_score, st.last_completed_step, "final_promoted")
-    status, reason, advice = classify(trainer, run, stopped, history)
-    st.status = status
-    if st.current_skill_path:  # a run stopped before its baseline has no state to keep
-        trainer.save_state()
-    totals = trainer.ledger.totals()
+def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, data: RunData, state, history: list[dict],
+                  final: FinalEvalResult | None, totals: LedgerTotals, ending: tuple[RunStatus, str, str],
+                  config_data: dict) -> RunSummary:
+    """The ``summary.json`` record of a run as it ends."""
+    status, reason, advice = ending
+    st = state
     test = dict(final.test) if final else {}
     actions = [h.get("action", "") for h in history]
-    summary = RunSummary(
+    return RunSummary(
         version=f"skillopt-core-{__version__}", status=status, stopped_reason=reason, advice=advice,
-        env=trainer.env.name, out_dir=str(trainer.rundir.root), best_skill=str(trainer.rundir.best_skill),
-        gate=GateInfo(name=trainer.gate.name, metric=cfg.evaluation.gate_metric, use_gate=cfg.evaluation.use_gate),
+        env=env_name, out_dir=str(root), best_skill=str(best_skill),
+        gate=GateInfo(name=gate.name, metric=cfg.evaluation.gate_metric, use_gate=cfg.evaluation.use_gate),
         val=ValSummary(
-            n=len(run.data.val), baseline_gate_score=final.initial_val_score if final else st.baseline_score,
+            n=len(data.val), baseline_gate_score=final.initial_val_score if final else st.baseline_score,
             best_gate_score=st.best_score,
             final_gate_score=final.final_val_score if final else st.current_score,
             final_hard=final.final_hard if final else _last(history, "selection_hard", st.current_score),
             final_soft=final.final_soft if final else _last(history, "selection_soft", st.current_score),
         ),
         best_step=st.best_step, best_origin=st.best_origin, current_origin=st.current_origin,
-        total_steps=run.data.total_steps, steps_completed=st.last_completed_step,
+        total_steps=data.total_steps, steps_completed=st.last_completed_step,
         total_accepts=sum(1 for a in actions if a in ("accept", "accept_new_best")),
         total_force_accepts=actions.count("force_accept"), total_rejects=actions.count("reject"),
         total_skips=sum(1 for a in actions if str(a).startswith("skip")),
@@ -109,12 +100,9 @@ def finish(trainer, run: RunContext, current: str | None, stopped: Stop | None) 
         final_test_delta_hard=(test["final"].hard - test["initial"].hard) if test else None,
         val_test_gap_best=(st.best_score - test["best"].hard) if test and cfg.evaluation.gate_metric == "hard" else None,
         usage=totals, optimizer_prompt_tokens_per_step=_per_step(history, "optimizer_prompt_tokens"),
-        total_wall_time_s=round(st.wall_time_s, 2), config_changes=tuple(st.config_changes), config=trainer.config_data,
+        total_wall_time_s=round(st.wall_time_s, 2), config_changes=tuple(st.config_changes), config=config_data,
         finished_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     )
-    write_json(trainer.rundir.summary, to_data(summary))
-    trainer.reporter.line(final_line(summary))
-    return summary
 
 
 def _last(history: list[dict], key: str, default: float) -> float:

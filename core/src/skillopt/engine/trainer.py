@@ -34,6 +34,11 @@ from skillopt.engine.state import TrainState
 from skillopt.engine.step import StepOutcome, run_step
 from skillopt.engine.subsets import subset
 from skillopt.engine import reporting
+from skillopt.engine import summary as summaries
+from skillopt.engine.stages.final_eval import final_eval
+from skillopt.engine.stages.gate import gate
+from skillopt.engine.stages.meta_skill import meta_skill
+from skillopt.engine.stages.slow_update import comparison_pairs, slow_update
 
 
 def rollout_deadline(cfg: RunConfig, target) -> float:
@@ -155,8 +160,7 @@ class Trainer:
     def train(self, fingerprint: str = "", *, config_changes: tuple[str, ...] = (), lock: RunLock | None = None) -> RunSummary:
         """Run (or resume) training to the end; ``lock`` is the run directory's lock when
         the caller already holds it (it is released here either way)."""
-        from skillopt.engine.boundary import epoch_boundary
-        from skillopt.engine.summary import Stop, finish
+        from skillopt.engine.summary import Stop
 
         lock = lock or RunLock(self.rundir.root).acquire()
         try:
@@ -171,7 +175,7 @@ class Trainer:
                 self.reporter.line(reporting.baseline_line(run, self.state, self.ledger, self.baseline_missing))
                 stopped = reporting.truncation_stop(run, self.ledger, self.state)
                 if stopped is None:
-                    current = self.loop(run, current, epoch_boundary)
+                    current = self.loop(run, current)
             except BudgetExceeded as exc:
                 stopped = Stop(status=RunStatus.BUDGET_EXHAUSTED, reason=str(exc))
             except SystemicFailure as exc:
@@ -183,14 +187,14 @@ class Trainer:
             if stopped is not None and current is not None:
                 self.state.status = stopped.status
                 self.save_state()
-            summary = finish(self, run, current, stopped)
+            summary = self.finish(run, current, stopped)
             self.observers.run_finished(self.run_info, summary)
             return summary
         finally:
             self.ledger.close()
             lock.release()
 
-    def loop(self, run: RunContext, current: str, epoch_boundary) -> str:
+    def loop(self, run: RunContext, current: str) -> str:
         for ep in range(1, self.cfg.train.num_epochs + 1):
             stop = False
             for plan in self.plans(run, ep):
@@ -208,7 +212,7 @@ class Trainer:
                 break
             if ep not in self.state.epochs_done:
                 self.ledger.scope = f"epoch {ep}"
-                current = epoch_boundary(self, run, ep, current)
+                current = self.epoch_boundary(run, ep, current)
         return current
 
     def commit_step(self, run: RunContext, plan: StepPlan, current: str, outcome: StepOutcome) -> str:
@@ -229,7 +233,8 @@ class Trainer:
         patches = outcome.reflect.patches
         self.state.step_buffer.append(make_entry(plan.step, action, rollouts, patches, results, score_before,
                                                  gated.candidate.gate_score if gated else None))
-        record = reporting.step_record(self, run, plan, action, outcome)
+        record = reporting.step_record(run, plan, action, outcome, state=self.state, skill_len=len(current),
+                                       usage=self.ledger.scope_totals(f"step {plan.step}"))
         write_json(self.rundir.step_dir(plan.step) / "step_record.json", to_data(record))
         reporting.append_history(self.rundir, to_data(record), step=plan.step)
         if outcome.select is not None and outcome.select.lr_decision:
@@ -239,3 +244,75 @@ class Trainer:
         self.observers.step_finished(self.run_info, record)
         self.reporter.line(reporting.step_line(record, run.data.total_steps, outcome))
         return current
+
+    # ------------------------------------------------------------------ epoch boundary
+
+    def epoch_boundary(self, run: RunContext, ep: int, current: str) -> str:
+        """``slow_update`` (gated, or force-accepted with its score re-measured) and
+        ``meta_skill``, both from the previous epoch's skill against this one's."""
+        o, st = self.cfg.optimizer, self.state
+        prev_path = st.epoch_end_skills.get(str(ep - 1))
+        if ep >= 2 and prev_path and (o.use_slow_update or o.use_meta_skill):
+            run.reporter.phase(f"epoch {ep}: slow update / meta skill")
+            prev = self.skill_at(prev_path)
+            before = self.current(current)  # both updates see the skill as the epoch ended
+            pairs = comparison_pairs(run, ep, prev, current)
+            if o.use_slow_update:
+                proposal = slow_update(run, ep, before, prev, pairs)
+                if proposal.status == "ok" and proposal.candidate != current:
+                    current = self.adopt_slow_update(run, ep, before, current, proposal.candidate)
+            if o.use_meta_skill:
+                result = meta_skill(run, ep, before, prev, pairs)
+                if result.status == "ok" and result.content:
+                    st.meta_skill = result.content
+        path = self.rundir.root / "skills" / f"epoch_{ep:02d}_end.md"
+        self.rundir.write_skill(path, current)
+        st.epoch_end_skills[str(ep)] = str(path.relative_to(self.rundir.root))
+        st.epochs_done.append(ep)
+        self.save_state()
+        return current
+
+    def adopt_slow_update(self, run: RunContext, ep: int, before: Current, current: str, candidate: str) -> str:
+        gated = self.cfg.optimizer.slow_update_gate_with_selection and self.cfg.evaluation.use_gate
+        reason = "" if gated else (
+            "slow update force-accepted (optimizer.slow_update_gate_with_selection=false); its val score was re-measured")
+        result = gate(run, self.rundir.epoch_dir("slow_update", ep) / "gate", before, candidate, label="val: slow update",
+                      force_reason=reason)
+        run.reporter.line(f"epoch {ep} slow update: {result.verdict.action.value} "
+                          f"(val {result.candidate.gate_score:.3f} vs {result.current.gate_score:.3f})")
+        if not result.verdict.accepted:
+            return current
+        origin = f"slow_update_epoch_{ep:02d}"
+        self.set_current(candidate, result.candidate.gate_score, origin, self.rundir.root / "skills" / f"{origin}.md")
+        if self.state.current_score > self.state.best_score:
+            self.set_best(candidate, self.state.current_score, self.state.last_completed_step, origin)
+        return candidate
+
+    # ------------------------------------------------------------------ end
+
+    def finish(self, run: RunContext, current: str | None, stopped) -> RunSummary:
+        """``final_eval`` (when the run got to its end), then the status, ``summary.json``
+        and the final line."""
+        st = self.state
+        final = None
+        if stopped is None and current is not None and self.cfg.evaluation.eval_test:
+            self.ledger.scope = "final"
+            run.reporter.phase("final evaluation")
+            best = self.rundir.best_skill.read_text(encoding="utf-8")
+            initial = self.skill_at(self.rundir.skill_version(0).relative_to(self.rundir.root).as_posix())
+            final = final_eval(run, self.current(current), initial=initial, best=best, best_score=st.best_score)
+            if final.promote_final:
+                self.set_best(current, final.final_val_score, st.last_completed_step, "final_promoted")
+        history = reporting.step_entries(read_json(self.rundir.history, []) or [])
+        totals = self.ledger.totals()
+        ending = summaries.classify(self.cfg, st, totals, stopped, history)
+        st.status = ending[0]
+        if st.current_skill_path:  # a run stopped before its baseline has no state to keep
+            self.save_state()
+        summary = summaries.build_summary(
+            cfg=self.cfg, env_name=self.env.name, root=self.rundir.root, best_skill=self.rundir.best_skill, gate=self.gate,
+            data=run.data, state=st, history=history, final=final, totals=totals, ending=ending, config_data=self.config_data,
+        )
+        write_json(self.rundir.summary, to_data(summary))
+        self.reporter.line(summaries.final_line(summary))
+        return summary
