@@ -145,6 +145,7 @@ class RolloutRunner:
         abandoned: set[str] = set()
         saving: set[str] = set()
         by_key = {item_key(t.id, r): (t, r) for t, r in jobs}
+        answered = sum(1 for ro in results.values() if not ro.missing)
 
         def work(task: Task, repeat: int, key: str) -> None:
             ctx = RolloutContext(
@@ -188,8 +189,9 @@ class RolloutRunner:
                 if exc is not None and isinstance(exc, FATAL):
                     fatal = exc
                     break
+                answered += 0 if record.missing else 1
                 results[key] = record
-                self._progress(label, sum(1 for k in results if not results[k].missing), total)
+                self._progress(label, answered, total)
             now = time.monotonic()
             for k, started in list(running.items()):
                 if now - started > self.deadline_s:
