@@ -35,7 +35,10 @@ class LockOwner:
         return f"pid {self.pid} on {self.host}, since {self.started_at}"
 
 
-def _pid_alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process with this pid runs on this host (one we may not signal counts)."""
+    if pid <= 0:
+        return False
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
@@ -90,13 +93,13 @@ class RunLock:
         try:
             import fcntl
         except ImportError:  # no flock (Windows): a live pid on this host means taken
-            return previous is None or previous.host != socket.gethostname() or not _pid_alive(previous.pid) or previous.pid == os.getpid()
+            return previous is None or previous.host != socket.gethostname() or not pid_alive(previous.pid) or previous.pid == os.getpid()
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
             return False
         except OSError:  # a filesystem without flock: fall back to the pid
-            return previous is None or not _pid_alive(previous.pid) or previous.host != socket.gethostname()
+            return previous is None or not pid_alive(previous.pid) or previous.host != socket.gethostname()
         return True
 
     def release(self) -> None:

@@ -15,6 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
+from skillopt.engine.lock import pid_alive
 from skillopt.errors import SkillOptError
 
 MAX_AGE_S = 900.0
@@ -24,24 +25,12 @@ class LockBusy(SkillOptError):
     """Another adoption or rollback of this project is running."""
 
 
-def _alive(pid: int) -> bool:
-    if pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def is_stale(info: dict, *, max_age_s: float = MAX_AGE_S, now: float | None = None) -> bool:
     now = time.time() if now is None else now
     age = now - float(info.get("created", 0))
     if age > max_age_s:
         return True
-    if info.get("host") == socket.gethostname() and not _alive(int(info.get("pid", 0))):
+    if info.get("host") == socket.gethostname() and not pid_alive(int(info.get("pid", 0))):
         return True
     return False
 
