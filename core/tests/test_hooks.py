@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from skillopt import hookimpl, hookspecs
-from skillopt.plugins import get_host
+from skillopt.plugins import reset_host, get_host
 from skillopt.registry import get_registry
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "plugin-hooks.md"
@@ -126,7 +126,7 @@ def test_hook_skillopt_register_commands():
     import typer
     from typer.testing import CliRunner
 
-    from skillopt.cli import app
+    from skillopt.cli import make_app
 
     hello = typer.Typer()
 
@@ -140,9 +140,11 @@ def test_hook_skillopt_register_commands():
             app.add_typer(hello, name="hello-hook")
 
     _register(P())
-    get_host().pm.hook.skillopt_register_commands(app=app)
-    result = CliRunner().invoke(app, ["hello-hook", "world"])
+    result = CliRunner().invoke(make_app(), ["hello-hook", "world"])
     assert result.exit_code == 0 and "hello from a plugin" in result.output
+    # the command lives in that invocation's app only: it never leaks into the next one
+    reset_host()
+    assert "hello-hook" not in typer.main.get_command(make_app()).commands
 
 
 class Recorder:

@@ -6,9 +6,8 @@ import threading
 
 import attrs
 import pytest
+from skillopt.api import ConfigError, RolloutContext
 from skillopt.config.loading import ConfigSources, resolve_config
-from skillopt.envs import RolloutContext
-from skillopt.errors import ConfigError
 from skillopt.testing import check_env_contract
 from skillopt_envs_alfworld import AlfworldConfig, AlfworldEnv
 from skillopt_envs_alfworld.agent import NO_ACTION
@@ -198,11 +197,12 @@ def test_split_dir_of_game_rows(tmp_path):
     assert [t.id for t in custom.tasks("val")] == [r["id"] for r in rows[2:4]]
     bad = {**rows[2], "things": [{"name": "apple 1", "location": "garage 1"}]}
     (tmp_path / "val" / "items.json").write_text(json.dumps([bad]))
+    fresh = AlfworldConfig(split_dir=str(tmp_path))  # an env loads a split once; a new one reads the file again
     with pytest.raises(ConfigError, match="unknown receptacle 'garage 1'"):
-        custom.tasks("val")
+        AlfworldEnv(fresh).tasks("val")
     (tmp_path / "val" / "items.json").write_text(json.dumps([{"id": "x"}]))
     with pytest.raises(ConfigError, match="game 'x'.*missing or malformed"):
-        custom.tasks("val")
+        AlfworldEnv(fresh).tasks("val")
 
 
 def test_limit_and_unknown_split():
@@ -237,9 +237,9 @@ def test_config_round_trips_and_rejects_bad_values():
 
 
 def test_registered_as_alfworld(run_cli):
-    from skillopt.registry import get
+    from skillopt.api import get_component
 
-    assert get("envs", "alfworld").obj is AlfworldEnv
+    assert get_component("envs", "alfworld").obj is AlfworldEnv
     result = run_cli("envs", "--json")
     assert result.exit_code == 0
     row = next(r for r in json.loads(result.stdout) if r["name"] == "alfworld")

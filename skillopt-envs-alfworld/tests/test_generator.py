@@ -3,8 +3,10 @@
 import json
 from importlib import resources
 
+from skillopt.testing import check_sample_regenerates
+from skillopt_envs_alfworld import AlfworldEnv
 from skillopt_envs_alfworld.game import TASK_TYPES, game_from_row, game_to_row
-from skillopt_envs_alfworld.generator import make_game, sample_rows, write
+from skillopt_envs_alfworld.generator import generate_sample, make_game, sample_rows
 from skillopt_envs_alfworld.generator.__main__ import main
 
 
@@ -21,7 +23,8 @@ def test_rows_round_trip():
 
 
 def test_bundled_sample_equals_a_regeneration(tmp_path):
-    assert main([str(tmp_path)]) == 0
+    check_sample_regenerates(AlfworldEnv)
+    assert main([str(tmp_path)]) == 0  # the command line writes the same text, byte for byte
     bundled = resources.files("skillopt_envs_alfworld").joinpath("data", "sample")
     for name in ("train/items.json", "val/items.json", "test/items.json", "split_manifest.json"):
         assert (tmp_path / name).read_text() == bundled.joinpath(name).read_text(), name
@@ -34,7 +37,8 @@ def test_sample_is_balanced_by_type_and_sized_as_documented(tmp_path):
         counts = {t: sum(r["task_type"] == t for r in items) for t in TASK_TYPES}
         assert set(counts.values()) == {len(items) // 6}, (split, counts)
         assert [r["task_type"] for r in items[:6]] == list(TASK_TYPES)  # interleaved: a prefix covers every type
-    manifest = json.loads(write(tmp_path)[-1].read_text())
+    generate_sample(tmp_path)
+    manifest = json.loads((tmp_path / "split_manifest.json").read_text())
     assert manifest["license"] == "CC0-1.0" and manifest["splits"]["val"]["n"] == 30
 
 

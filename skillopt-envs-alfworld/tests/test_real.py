@@ -10,8 +10,7 @@ import json
 from importlib import util
 
 import pytest
-from skillopt.errors import ConfigError
-from skillopt.records import Task
+from skillopt.api import ConfigError, Task
 from skillopt_envs_alfworld import AlfworldConfig, AlfworldEnv, real
 
 needs_no_alfworld = pytest.mark.skipif(util.find_spec("alfworld") is not None, reason="alfworld is installed here")

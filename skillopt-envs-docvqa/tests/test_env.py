@@ -7,8 +7,8 @@ import json
 import re
 
 import pytest
+from skillopt.api import RolloutContext
 from skillopt.config.loading import ConfigSources, resolve_config
-from skillopt.envs import RolloutContext
 from skillopt.testing import check_env_contract
 
 from skillopt_envs_docvqa.env import DocVQAConfig, DocVQAEnv
@@ -129,7 +129,11 @@ def test_presets_resolve_and_pick_the_input_mode():
     paper = resolve_config(ConfigSources(preset=DocVQAEnv.presets["full"]), DocVQAConfig)
     assert small.env.input == "ocr" and paper.env.input == "image"
     assert small.train.max_steps and small.gradient.failure_only and small.env.workers == 1
-    assert DocVQAEnv.auto_preset("local") == "small" and DocVQAEnv.auto_preset("openai") == "full"
+    from skillopt.registry import get
+
+    local, scripted, openai = (get("backends", name).obj for name in ("local", "scripted", "openai"))
+    assert DocVQAEnv.auto_preset(local) == "small" and DocVQAEnv.auto_preset(openai) == "full"
+    assert DocVQAEnv.auto_preset(scripted) == "small"
     assert DocVQAConfig().input == "image"
 
 

@@ -10,7 +10,9 @@ import pytest
 
 pytest.importorskip("PIL")
 
+from skillopt.testing import check_sample_regenerates  # noqa: E402
 from skillopt_envs_docvqa import data, generator  # noqa: E402
+from skillopt_envs_docvqa.env import DocVQAEnv  # noqa: E402
 from skillopt_envs_docvqa.layout import ocr_text, read_layout  # noqa: E402
 from skillopt_envs_docvqa.scoring import normalize  # noqa: E402
 
@@ -59,6 +61,14 @@ def test_bundled_pixels_and_layouts_equal_a_regeneration(regenerated):
             assert generator.pixels_sha256(image) == page["pixels_sha256"], doc_id
         layout = f"{doc_id}.layout.json"
         assert (regenerated / "pages" / layout).read_bytes() == (BUNDLED / "pages" / layout).read_bytes(), doc_id
+
+
+def test_the_generator_convention_regenerates_the_whole_sample():
+    """Every file, pixels included, so only where the font rasteriser is the one that drew them."""
+    ours = json.loads((BUNDLED / "manifest.json").read_text())
+    if ours["renderer"] != generator.renderer():
+        pytest.skip(f"bundled pages were drawn by {ours['renderer']}, this machine has {generator.renderer()}")
+    check_sample_regenerates(DocVQAEnv)
 
 
 def test_every_answer_is_drawn_on_its_page():

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from skillopt.errors import ConfigError
+from skillopt.api import ConfigError
 from skillopt.testing import check_env_contract
 
 from skillopt_envs_docvqa.env import DocVQAConfig, DocVQAEnv
@@ -134,7 +134,7 @@ def test_normalised_items_with_layout_files(tmp_path):
     task = env.tasks("val")[0]
     assert task.inputs["ocr"].startswith("Bluefield Labs | INVOICE")
     (tmp_path / "val" / "items.json").write_text(json.dumps([{"id": "x", "question": "Q?", "answers": ["a"]}]))
-    with pytest.raises(ConfigError, match=r"item 1 \(id x\): no 'image'"):
+    with pytest.raises(ConfigError, match=r"items.json item 1: id x: no 'image'"):
         DocVQAEnv(DocVQAConfig(split_dir=str(tmp_path))).tasks("val")
 
 

@@ -5,9 +5,8 @@ import re
 
 import attrs
 import pytest
+from skillopt.api import ConfigError, RolloutContext
 from skillopt.config.loading import ConfigSources, resolve_config
-from skillopt.envs import RolloutContext
-from skillopt.errors import ConfigError
 from skillopt.testing import check_env_contract
 from skillopt_envs_math import LiveMathConfig, LiveMathEnv
 from skillopt_envs_math.env import user_prompt
@@ -136,13 +135,14 @@ def test_split_dir_of_normalised_items(tmp_path):
     assert [t.id for t in env.tasks("val")] == [r["id"] for r in rows[3:5]]
     (tmp_path / "val" / "items.json").write_text(json.dumps([{**rows[3], "id": ""}]))
     with pytest.raises(ConfigError, match="has no 'id'"):
-        env.tasks("val")
+        LiveMathEnv(LiveMathConfig(split_dir=str(tmp_path))).tasks("val")  # a fresh env: tasks are memoised
 
 
 def _rows(env):
-    from skillopt_envs_math.items import item_to_row
+    from skillopt_envs_math.items import item_from_row, item_to_row
 
-    return [item_to_row(i) for i in env.load_items("val")][:7]
+    rows = json.loads(env.package_files().joinpath("data", "sample", "val", "items.json").read_text(encoding="utf-8"))
+    return [item_to_row(item_from_row(row, item_id=row["id"])) for row in rows][:7]
 
 
 def test_limit_and_unknown_split():

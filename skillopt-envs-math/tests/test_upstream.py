@@ -4,7 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
-from skillopt.errors import ConfigError
+from skillopt.api import ConfigError
 from skillopt.testing import check_env_contract
 from skillopt_envs_math import LiveMathConfig, LiveMathEnv
 from skillopt_envs_math.upstream import bundled_manifest_dir, read_manifest

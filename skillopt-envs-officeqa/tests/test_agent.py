@@ -9,14 +9,14 @@ import threading
 import time
 
 import pytest
-from skillopt.envs import RolloutContext
+from skillopt.api import RolloutContext
 from skillopt_envs_officeqa.env import OfficeQAConfig, OfficeQAEnv
 from skillopt_envs_officeqa.protocol import parse_reply
 
 
 def receipts_task():
     """A total-receipts question on a bundled bulletin; the gold comes from the generator's series."""
-    from skillopt.records import Task
+    from skillopt.api import Task
     from skillopt_envs_officeqa.generator import corpus_series, issues
 
     total = corpus_series(issues()).value("receipts", "1949-04", "Total")

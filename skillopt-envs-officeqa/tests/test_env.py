@@ -1,6 +1,7 @@
 """The env contract, registration under both names, presets and config keys."""
 
-from skillopt.testing import check_env_contract
+from skillopt.api import Backend
+from skillopt.testing import ScriptedBackend, check_env_contract
 from skillopt_envs_officeqa.env import OfficeQAConfig, OfficeQAEnv
 
 
@@ -10,15 +11,16 @@ def test_env_contract_in_both_modes():
 
 
 def test_registered_as_officeqa_and_treasury():
-    from skillopt import registry
+    from skillopt.api import get_component
 
-    assert registry.get("envs", "officeqa").obj is OfficeQAEnv
-    assert registry.get("envs", "treasury").obj is OfficeQAEnv
-    assert registry.get("envs", "officeqa").distribution == "skillopt-envs-officeqa"
+    assert get_component("envs", "treasury").obj is OfficeQAEnv  # an alias alone: found by loading the envs
+    assert get_component("envs", "officeqa").obj is OfficeQAEnv
+    assert get_component("envs", "officeqa").distribution == "skillopt-envs-officeqa"
 
 
 def test_presets_and_auto_choice():
-    assert OfficeQAEnv.auto_preset("local") == "small" and OfficeQAEnv.auto_preset("openai") == "full"
+    # small on a backend declaring small_model (the local model, the scripted one), full elsewhere
+    assert OfficeQAEnv.auto_preset(ScriptedBackend) == "small" and OfficeQAEnv.auto_preset(Backend) == "full"
     small, paper = OfficeQAEnv.presets["small"]["env"], OfficeQAEnv.presets["full"]["env"]
     assert small["mode"] == "oracle" and small["max_completion_tokens"] <= 64
     assert (paper["mode"], paper["max_tool_turns"], paper["oracle_pages"], paper["numeric_match"]) == ("tools", 24, True, False)

@@ -4,8 +4,7 @@ import csv
 import json
 
 import pytest
-from skillopt.errors import ConfigError
-from skillopt.envs import RolloutContext
+from skillopt.api import ConfigError, RolloutContext
 from skillopt_envs_officeqa.env import OfficeQAConfig, OfficeQAEnv
 from skillopt_envs_officeqa.loader import parse_list, row_to_task
 
@@ -19,11 +18,11 @@ def test_parse_list_reads_upstreams_three_spellings():
 
 def test_row_fields_and_their_alternatives():
     task = row_to_task({"id": "7", "question": " Q? ", "answer": "12", "difficulty": "Hard",
-                        "source_files": "x.txt", "source_docs": "https://h/x?page=3"}, "val", "here")  # fmt: skip
+                        "source_files": "x.txt", "source_docs": "https://h/x?page=3"}, "val")  # fmt: skip
     assert (task.id, task.gold, task.task_type, task.inputs["source_files"]) == ("7", "12", "hard", ["x.txt"])
     assert "x.txt" in task.reference
     with pytest.raises(ConfigError, match="missing ground_truth"):
-        row_to_task({"uid": "1", "question": "q"}, "val", "file.csv row 1")
+        row_to_task({"uid": "1", "question": "q"}, "val")
 
 
 def write_csv(path, rows):

@@ -5,6 +5,7 @@ checked against this script (``tests/test_sample_data.py`` does). Run from anywh
 
     python scripts/make_sample.py            # rewrite the package's data/sample/
     python scripts/make_sample.py --out DIR  # write somewhere else
+    python -m skillopt_envs_searchqa.generator DIR   # the same, by the env's generator convention
 
 Each item follows the SearchQA item schema ``{id, question, context, answers}`` plus
 ``task_type`` (the challenge kind) and ``reference`` (what the optimizer may see, never

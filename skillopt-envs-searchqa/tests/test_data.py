@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from skillopt.errors import ConfigError
+from skillopt.api import ConfigError
 from skillopt_envs_searchqa import data
 from skillopt_envs_searchqa.env import SearchQAConfig, SearchQAEnv
 
@@ -25,7 +25,7 @@ def env_for(**kw) -> SearchQAEnv:
 
 def test_auto_uses_the_bundled_sample_when_nothing_else_exists():
     env = env_for()
-    assert env.source.kind == "sample"
+    assert env.data_source().kind == "sample"
     tasks = env.tasks("train")
     assert len(tasks) == 60 and tasks[0].id == "sqs-train-001"
     assert isinstance(tasks[0].gold, list) and tasks[0].task_type in ("verbatim", "distractor", "noncanonical")
@@ -41,7 +41,7 @@ def test_items_file_with_a_split_field(tmp_path):
     assert [t.id for t in env.tasks("train")] == ["q1"]
     assert [t.id for t in env.tasks("val")] == ["q2"]
     assert [t.id for t in env.tasks("test")] == ["q3", "q4"]
-    assert env.source.describe() == f"items file {path}"
+    assert env.data_source().description == f"items file {path}"
 
 
 def test_items_file_without_split_is_cut_by_ratio_deterministically(tmp_path):
@@ -77,7 +77,7 @@ def test_split_directory(tmp_path):
         (tmp_path / split / "items.json").write_text(json.dumps([item(i) for i in ids]), encoding="utf-8")
     env = env_for(split_dir=str(tmp_path))
     assert [t.id for t in env.tasks("test")] == ["q4", "q5"]
-    assert env.source.kind == "split-dir"
+    assert env.data_source().kind == "split_dir"
     assert [t.id for t in env_for(data_path=str(tmp_path)).tasks("val")] == ["q3"]
 
 
@@ -116,10 +116,10 @@ def test_materialized_data_is_used_when_present(tmp_path):
     for split in ("train", "val", "test"):
         (root / split).mkdir(parents=True)
         (root / split / "items.json").write_text(json.dumps([item(len(split))]), encoding="utf-8")
-    assert env_for().source.kind == "materialized"
+    assert env_for().data_source().kind == "real"
     assert env_for(data="real").tasks("val")[0].id == "q3"
-    assert "real SearchQA" in env_for(data="real").source.describe()
-    assert env_for(data="sample").source.kind == "sample"  # the small preset stays on the sample
+    assert "real SearchQA" in env_for(data="real").data_source().description
+    assert env_for(data="sample").data_source().kind == "sample"  # the small preset stays on the sample
 
 
 def test_unknown_data_choice_is_rejected():

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
 
-from skillopt.envs import RolloutContext
-from skillopt.records import Task
+from skillopt.api import RolloutContext, Task
 from skillopt.testing import check_env_contract
 from skillopt_envs_searchqa import prompting
 from skillopt_envs_searchqa.env import SearchQAConfig, SearchQAEnv
@@ -140,9 +138,16 @@ def resolve(*assignments: str, **flags):
     return cfg
 
 
+def backend(name: str) -> type:
+    from skillopt.registry import get
+
+    return get("backends", name).obj
+
+
 def test_presets_small_on_local_and_full_size_elsewhere():
-    assert SearchQAEnv.auto_preset("local") == "small"
-    assert SearchQAEnv.auto_preset("openai") == "full"
+    assert SearchQAEnv.auto_preset(backend("local")) == "small"
+    assert SearchQAEnv.auto_preset(backend("scripted")) == "small"
+    assert SearchQAEnv.auto_preset(backend("openai")) == "full"
     small = resolve(**{"model.backend": "local"})
     assert small.preset == "small" and small.env.data == "sample" and small.train.max_steps == 3
     assert small.model.optimizer.max_tokens == PRESETS["small"]["model"]["optimizer"]["max_tokens"]

@@ -10,7 +10,7 @@ import types
 
 import pytest
 
-from skillopt.errors import ConfigError
+from skillopt.api import ConfigError
 from skillopt_envs_searchqa import materialize as m
 from skillopt_envs_searchqa.env import SearchQAConfig, SearchQAEnv
 
@@ -122,7 +122,7 @@ def test_cli_materializes_the_shipped_manifest_from_a_local_copy(tmp_path, run_c
     out = default_materialized_dir()
     assert json.loads((out / "split_manifest.json").read_text())["counts"] == {"train": 400, "val": 200, "test": 1400}
     env = SearchQAEnv(SearchQAConfig(data="real"))
-    assert env.source.kind == "materialized"
+    assert env.data_source().kind == "real"
     assert [t.id for t in env.tasks("train")][:3] == ids["train"][:3]
     status = run_cli("searchqa", "data")
     assert status.exit_code == 0 and "materialized at" in status.output and "train 400" in status.output

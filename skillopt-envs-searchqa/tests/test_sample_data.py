@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from skillopt.testing import check_sample_regenerates
+from skillopt_envs_searchqa.env import SearchQAEnv
 from skillopt_envs_searchqa.prompting import split_snippets
 from skillopt_envs_searchqa.scoring import exact_match, normalize_answer
 
@@ -38,6 +40,10 @@ def test_the_script_regenerates_the_shipped_files_byte_for_byte(tmp_path):
     assert proc.returncode == 0, proc.stderr
     for name in (*(f"{s}.json" for s in SPLITS), "manifest.json"):
         assert (tmp_path / name).read_bytes() == (SAMPLE / name).read_bytes(), f"{name} differs from the script's output"
+
+
+def test_the_generator_convention_regenerates_the_sample():
+    check_sample_regenerates(SearchQAEnv)
 
 
 def test_manifest_states_licence_counts_and_hashes(items):

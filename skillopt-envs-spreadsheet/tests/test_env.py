@@ -12,7 +12,7 @@ import json
 import attrs
 import pytest
 
-from skillopt.envs import RolloutContext
+from skillopt.api import RolloutContext
 from skillopt.testing import check_env_contract
 from skillopt_envs_spreadsheet import SpreadsheetConfig, SpreadsheetEnv
 from skillopt_envs_spreadsheet.samplegen import all_templates
@@ -41,11 +41,11 @@ def test_env_contract_default_and_single_mode():
 
 
 def test_registered_under_both_names(run_cli):
-    from skillopt.registry import get
+    from skillopt.api import get_component
 
-    assert get("envs", "spreadsheetbench").obj is SpreadsheetEnv
-    assert get("envs", "spreadsheet").obj is SpreadsheetEnv
-    listing = run_cli("envs", "--json")
+    assert get_component("envs", "spreadsheet").obj is SpreadsheetEnv  # an alias alone: found by loading the envs
+    assert get_component("envs", "spreadsheetbench").obj is SpreadsheetEnv
+    listing = run_cli("envs", "--load", "--json")  # aliases given to register() show once the plugin is imported
     assert listing.exit_code == 0
     rows = json.loads(listing.stdout)
     row = next(r for r in rows if "spreadsheetbench" in [r["name"], *r["aliases"]])
@@ -63,8 +63,11 @@ def test_small_preset_resolves_and_is_chosen_for_the_local_model():
     assert not cfg.optimizer.use_slow_update and not cfg.optimizer.use_meta_skill
     assert SpreadsheetEnv.presets["full"] == {}
     local = resolve_config(ConfigSources(flags={"env.name": "x", "model.backend": "local"}), SpreadsheetConfig)
-    other = resolve_config(ConfigSources(flags={"env.name": "x", "model.backend": "scripted"}), SpreadsheetConfig)
-    assert auto_preset(SpreadsheetEnv, local) == "small" and auto_preset(SpreadsheetEnv, other) == ""
+    scripted = resolve_config(ConfigSources(flags={"env.name": "x", "model.backend": "scripted"}), SpreadsheetConfig)
+    other = resolve_config(ConfigSources(flags={"env.name": "x", "model.backend": "openai"}), SpreadsheetConfig)
+    # small on a backend declaring small_model (the local model, the scripted one), full elsewhere
+    assert auto_preset(SpreadsheetEnv, local) == auto_preset(SpreadsheetEnv, scripted) == "small"
+    assert auto_preset(SpreadsheetEnv, other) == "full"
     paper = SpreadsheetConfig()
     assert (paper.mode, paper.max_turns, paper.exec_timeout) == ("multi", 30, 600.0)
 

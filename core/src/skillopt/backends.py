@@ -14,39 +14,56 @@ from typing import Any, ClassVar
 
 import attrs
 
+from skillopt.config.schema import Connection
 from skillopt.records import Completion, CompletionRequest, Usage
 
 
 @attrs.frozen(kw_only=True)
-class BackendSettings:
-    """A role's resolved settings as the backend receives them."""
+class BackendSettings(Connection):
+    """A role's resolved settings as the backend receives them: the :class:`Connection`
+    fields merged from ``[model]`` and ``[model.ROLE]``, plus what only a backend needs."""
 
+    #: the backend's registered name
     name: str
+    #: ``target`` or ``optimizer``
     role: str = "target"
-    model: str = ""
-    base_url: str = ""
-    api_key: str = attrs.field(default="", repr=False)
-    api_key_env: str = ""
-    api_version: str = ""
-    auth_mode: str = ""
-    temperature: float | None = None
-    max_tokens: int | None = None
-    reasoning_effort: str = ""
+    #: per-call timeout in seconds (``model.ROLE.timeout_s``, else ``model.timeout_s``), used when a request names none
     timeout_s: float = 120.0
+    #: the role's output cap (``model.ROLE.max_tokens``), overriding the request's; None = the request's
+    max_tokens: int | None = None
+    #: GGUF file for the local backend (``model.local_path``; '' = its bundled model)
     local_path: str = ""
-    options: dict[str, Any] = attrs.field(factory=dict)
+    #: the backend's typed ``[backends.NAME]`` settings (an instance of its ``Config``), or None
+    config: Any = None
 
 
 class Backend(abc.ABC):
     """Base class of model-backend plugins."""
 
+    #: the name it is registered and selected under (``model.backend``, ``--backend``)
     name: ClassVar[str] = ""
+    #: one line for ``skillopt list`` (default: the docstring's first line)
     summary: ClassVar[str] = ""
+    #: the model used when neither ``model.ROLE.model`` nor ``model.model`` is set
     default_model: ClassVar[str] = ""
     #: env vars whose presence means "this provider is configured" (auto selection)
     credential_env_vars: ClassVar[tuple[str, ...]] = ()
+    #: place in ``model.backend = "auto"`` selection (lower first; None = never chosen
+    #: automatically): the first backend whose :meth:`configured` is true wins
+    auto_priority: ClassVar[int | None] = None
+    #: why auto selection picked this backend, for the line a run prints
+    auto_reason: ClassVar[str] = ""
+    #: a model on this machine's CPU (the embedded SmolLM2): envs use their ``small`` preset
+    small_model: ClassVar[bool] = False
+    #: calls this backend can serve at once (None = ``model.max_in_flight``); a
+    #: single-context local model declares 1
+    max_concurrency: ClassVar[int | None] = None
+    #: typed ``[backends.NAME]`` keys of this backend (an attrs class), read as
+    #: ``self.settings.config``
+    Config: ClassVar[type | None] = None
 
     def __init__(self, settings: BackendSettings):
+        """``settings``: the role's resolved settings (kept as ``self.settings``)."""
         self.settings = settings
 
     @classmethod

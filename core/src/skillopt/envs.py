@@ -36,11 +36,17 @@ def canonical_split(name: str) -> str:
 class RolloutContext:
     """Per-rollout facts an env may use."""
 
+    #: per-item seed, derived from ``train.seed``, the item and the repeat: pass it on to requests
     seed: int = 0
+    #: a train-step rollout (True) or an evaluation on val / test / slow-update items (False)
     training: bool = False
+    #: a per-item folder for files the env keeps (``predictions/ITEM`` of the stage); may not exist yet
     workdir: Path | None = None
+    #: seconds the env should give one item (``env.exec_timeout``); the engine abandons it somewhat later
     timeout_s: float = 120.0
+    #: 0-based repeat of this item (the gate's repeats per item)
     repeat: int = 0
+    #: set when the run is cancelled: a long rollout should check it and stop
     cancel: threading.Event | None = attrs.field(default=None, eq=False)
 
 
@@ -48,29 +54,75 @@ class ChatModel(abc.ABC):
     """What an env's ``rollout`` receives: something that completes requests."""
 
     @abc.abstractmethod
-    def complete(self, request: CompletionRequest): ...
+    def complete(self, request: CompletionRequest):
+        """Answer one request with a :class:`~skillopt.records.Completion` (raise on provider errors)."""
+
+
+@attrs.frozen(kw_only=True)
+class DataSource:
+    """Where an env's items come from; ``description`` is what a run prints once.
+
+    ``kind``: ``split_dir`` (``env.split_dir``), ``data_path`` (``env.data_path``),
+    ``real`` (the env's own real-data loader) or ``sample`` (the bundled sample)."""
+
+    #: one of ``split_dir``, ``data_path``, ``real``, ``sample`` (see above)
+    kind: str
+    #: the directory or file the items are read from; None for the bundled sample
+    path: Path | None = None
+    #: what a run prints once (``split directory ...``, ``bundled sample`` ...)
+    description: str = ""
 
 
 class Env(abc.ABC):
     """Base class of benchmark plugins.
 
     Subclasses set ``name``, optionally a ``Config`` (subclass of
-    :class:`~skillopt.config.EnvConfig`), and implement :meth:`load_split`,
-    :meth:`rollout` and :meth:`score`. Put ``initial.md`` (the starting skill) and an
-    optional ``prompts/`` folder of optimizer-prompt overrides next to the module.
+    :class:`~skillopt.api.EnvConfig`) and ``presets``, and implement :meth:`to_task`
+    (one item row -> a :class:`~skillopt.api.Task`), :meth:`rollout` and :meth:`score`.
+    The core finds the rows (:meth:`load_split`: ``env.split_dir`` -> ``env.data_path``
+    -> :meth:`load_real` -> the bundled sample under :attr:`sample_dir`); an env with
+    data that are not item rows overrides :meth:`load_split` itself. Put ``initial.md``
+    (the starting skill) and an optional ``prompts/`` folder of optimizer-prompt
+    overrides next to the module.
     """
 
+    #: the name it is registered and selected under (``skillopt run --env NAME``)
     name: ClassVar[str] = ""
+    #: one line for ``skillopt list`` (default: the docstring's first line)
     summary: ClassVar[str] = ""
+    #: its ``[env]`` keys: :class:`~skillopt.api.EnvConfig` or a subclass, read as ``self.config``
     Config: ClassVar[type[EnvConfig]] = EnvConfig
+    #: named partial run configs (see :mod:`skillopt.config.presets`); build ``small``
+    #: with :func:`~skillopt.api.small_preset`
     presets: ClassVar[dict[str, dict[str, Any]]] = {}
+    #: package folder of the bundled sample split (``train.json`` or ``train/items.json`` ...)
+    sample_dir: ClassVar[str] = "data/sample"
+    #: what the bundled sample is, for the data line a run prints
+    sample_description: ClassVar[str] = "bundled sample"
 
     def __init__(self, config: EnvConfig | None = None):
+        """``config``: the ``[env]`` section (an instance of ``Config``); None = its defaults."""
         self.config = config if config is not None else self.Config()
+        self._tasks: dict[str, list[Task]] = {}
+        self._tasks_lock = threading.Lock()
+        self._announced = False
 
-    @abc.abstractmethod
-    def load_split(self, split: str) -> list[Task]:
-        """All tasks of ``split`` (``train``, ``val`` or ``test``), in a stable order."""
+    @classmethod
+    def auto_preset(cls, target_backend: type | None) -> str:
+        """The preset used when none is named: ``small`` on a backend that declares
+        ``small_model`` (a model on this machine's CPU), ``full`` elsewhere; ''
+        when the env ships neither."""
+        names = set(cls.presets)
+        if target_backend is not None and getattr(target_backend, "small_model", False) and "small" in names:
+            return "small"
+        return "full" if names & {"full", "paper"} else ""
+
+    # ------------------------------------------------------------------ what an env implements
+
+    def to_task(self, row: dict[str, Any], split: str) -> Task:
+        """One item row of a split file -> a Task. Raise ConfigError (or KeyError for a
+        missing field) for a bad row; the core adds the file and the item number."""
+        raise NotImplementedError(f"{type(self).__name__} must implement to_task() or override load_split()")
 
     @abc.abstractmethod
     def rollout(self, task: Task, skill: str, model: ChatModel, ctx: RolloutContext) -> Rollout:
@@ -80,12 +132,101 @@ class Env(abc.ABC):
     def score(self, task: Task, prediction: str) -> Score:
         """Score a prediction; a pure function of its arguments."""
 
-    # ------------------------------------------------------------------ defaults
+    # ------------------------------------------------------------------ the split-source chain
+
+    def data_source(self) -> DataSource:
+        """The source the chain picks; override :meth:`real_source` to add real data."""
+        cfg = self.config
+        if cfg.split_dir and cfg.data_path:
+            raise ConfigError("set env.split_dir or env.data_path, not both")
+        if cfg.split_dir:
+            path = Path(cfg.split_dir).expanduser()
+            if not path.is_dir():
+                raise ConfigError(f"env.split_dir: no such directory: {path}")
+            return DataSource(kind="split_dir", path=path, description=f"split directory {path}")
+        if cfg.data_path:
+            path = Path(cfg.data_path).expanduser()
+            if not path.exists():
+                raise ConfigError(f"env.data_path: no such file or directory: {path}")
+            return DataSource(kind="data_path", path=path, description=f"{path}")
+        real = self.real_source()
+        if real is not None:
+            return real
+        return DataSource(kind="sample", path=None, description=self.sample_description)
+
+    def real_source(self) -> DataSource | None:
+        """The env's real data when no path is configured (a materialised download), or
+        None for the bundled sample. May raise ConfigError saying how to get the data."""
+        return None
+
+    def load_split(self, split: str) -> list[Task]:
+        """All tasks of ``split``, in a stable order, from :meth:`data_source`."""
+        source = self.data_source()
+        if source.kind == "split_dir":
+            path = split_file(source.path, split)
+            return self.tasks_from_rows(read_rows(path), split, str(path))
+        if source.kind == "data_path":
+            return self.load_data_path(source.path, split)
+        if source.kind == "real":
+            return self.load_real(source, split)
+        root = self.package_files().joinpath(*self.sample_dir.split("/"))
+        path = split_file(Path(str(root)), split)
+        return self.tasks_from_rows(read_rows(path), split, f"bundled sample {split}")
+
+    def load_data_path(self, path: Path, split: str) -> list[Task]:
+        """``env.data_path``: a split directory, or one items file whose rows carry a
+        ``split`` field. Envs whose real benchmark has another layout override this."""
+        if path.is_dir():
+            file = split_file(path, split)
+            return self.tasks_from_rows(read_rows(file), split, str(file))
+        rows = read_rows(path)
+        if not all(isinstance(r, dict) and "split" in r for r in rows):
+            raise ConfigError(f"{path}: every item needs a 'split' field (train/val/test), or use env.split_dir")
+        chosen = [r for r in rows if canonical_split(str(r["split"])) == split]
+        return self.tasks_from_rows(chosen, split, str(path))
+
+    def load_real(self, source: DataSource, split: str) -> list[Task]:
+        """Tasks of ``split`` from the source :meth:`real_source` returned."""
+        raise NotImplementedError(f"{type(self).__name__}.real_source() returned a source but load_real() is missing")
+
+    def tasks_from_rows(self, rows: list[Any], split: str, origin: str) -> list[Task]:
+        """:meth:`to_task` over ``rows``, errors naming the file and item, ids unique."""
+        tasks: list[Task] = []
+        seen: set[str] = set()
+        for i, row in enumerate(rows):
+            where = f"{origin} item {i + 1}"
+            if not isinstance(row, dict):
+                raise ConfigError(f"{where}: expected a JSON object, got {type(row).__name__}")
+            try:
+                task = self.to_task(row, split)
+            except KeyError as exc:
+                raise ConfigError(f"{where}: missing field {exc}") from None
+            except ConfigError as exc:
+                raise ConfigError(f"{where}: {exc}") from None
+            except (TypeError, ValueError) as exc:
+                raise ConfigError(f"{where}: {exc}") from None
+            if task.id in seen:
+                raise ConfigError(f"{origin}: duplicate item id {task.id!r}")
+            seen.add(task.id)
+            tasks.append(task if task.split else attrs.evolve(task, split=split))
+        return tasks
 
     def tasks(self, split: str) -> list[Task]:
-        """``load_split`` with the split name checked and ``limit`` applied."""
+        """The tasks of ``split`` (memoised per env instance) with ``env.limit`` applied.
+
+        Prints the data source once per env instance: sample and real data are easy
+        to mix up."""
         split = canonical_split(split)
-        items = self.load_split(split)
+        with self._tasks_lock:
+            if split not in self._tasks:
+                if not self._announced:
+                    from skillopt.report import say
+
+                    description = self.data_source().description  # may raise: say how to get the data
+                    self._announced = True
+                    say(f"{self.name or type(self).__name__} data: [bold]{description}[/bold]")
+                self._tasks[split] = list(self.load_split(split))
+            items = list(self._tasks[split])
         if self.config.limit:
             items = items[: self.config.limit]
         return items
@@ -148,8 +289,9 @@ def chat_request(
 
 
 def read_items(path: Path) -> list[dict[str, Any]]:
-    """Items from a JSON array file or a JSONL file."""
-    text = Path(path).read_text(encoding="utf-8")
+    """Items from a JSON array file (or ``{"items": [...]}``) or a JSONL file."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
     if path.suffix == ".jsonl":
         return [json.loads(line) for line in text.splitlines() if line.strip()]
     data = json.loads(text)
@@ -158,6 +300,18 @@ def read_items(path: Path) -> list[dict[str, Any]]:
     if not isinstance(data, list):
         raise ConfigError(f"{path}: expected a JSON array of items")
     return data
+
+
+def read_rows(path: Path) -> list[Any]:
+    """:func:`read_items` with unreadable files turned into ConfigErrors naming the file."""
+    try:
+        return read_items(path)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{path}: not valid JSON/JSONL ({exc})") from None
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror or exc})") from None
 
 
 def split_file(root: Path, split: str) -> Path:

@@ -19,7 +19,9 @@ from skillopt.records import Session
 class Harvester(abc.ABC):
     """Base class of harvester plugins."""
 
+    #: the name it is registered under; also each Session's ``source`` (``claude-code``, ``codex`` ...)
     name: ClassVar[str] = ""
+    #: one line for ``skillopt list`` (default: the docstring's first line)
     summary: ClassVar[str] = ""
     #: environment variable that overrides the default roots (os.pathsep-separated)
     root_env_var: ClassVar[str] = ""
@@ -33,6 +35,7 @@ class Harvester(abc.ABC):
         """Parsed, redacted sessions found under ``roots`` (newer than ``since``)."""
 
     def roots(self, override: list[Path] | None = None) -> list[Path]:
+        """Where to look: ``override``, else the paths in ``root_env_var``, else :meth:`default_roots`."""
         import os
 
         if override:
@@ -42,4 +45,5 @@ class Harvester(abc.ABC):
         return self.default_roots()
 
     def available(self, override: list[Path] | None = None) -> bool:
+        """True when any of those roots exists (the agent has transcripts here)."""
         return any(path.exists() for path in self.roots(override))

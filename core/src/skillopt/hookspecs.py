@@ -77,31 +77,40 @@ def skillopt_register_commands(app: Any) -> None:
 
 
 @hookspec
-def skillopt_run_started(run: Any) -> None:
-    """Observer: a training or eval run starts.
+def skillopt_run_started(run: Any, config: Any) -> None:
+    """Observer: a training run (``skillopt run``, ``run.mode == "train"``) or an
+    evaluation (``skillopt eval``, ``"eval"``) starts, or an interrupted run resumes
+    (``run.resumed``; its finished steps are then fired again with ``step_finished``).
 
-    :param run: a :class:`skillopt.engine.observers.RunInfo` (out_dir, env, redacted config).
+    :param run: a :class:`skillopt.api.RunInfo` (out_dir, env, mode, redacted config).
+    :param config: this observer's ``[observers.NAME]`` settings: an instance of the
+        ``Config`` attrs class its module declares, or None. Take only the arguments
+        you need: an implementation may declare ``run`` alone.
     """
 
 
 @hookspec
-def skillopt_step_finished(run: Any, step: Any) -> None:
-    """Observer: one training step finished and its files are written.
+def skillopt_step_finished(run: Any, step: Any, config: Any) -> None:
+    """Observer: one training step finished and its files are written (on a resume,
+    also each step finished before the interruption; key on ``step.step``).
 
-    :param run: the :class:`~skillopt.engine.observers.RunInfo` of the run.
-    :param step: the :class:`skillopt.records.StepRecord` just appended to history.json
-        (``step.action`` is a :class:`skillopt.records.StepAction`).
+    :param run: the :class:`~skillopt.api.RunInfo` of the run.
+    :param step: the :class:`skillopt.api.StepRecord` just appended to history.json
+        (``step.action`` is a :class:`skillopt.api.StepAction`).
+    :param config: this observer's settings (see ``skillopt_run_started``).
     """
 
 
 @hookspec
-def skillopt_run_finished(run: Any, summary: Any) -> None:
+def skillopt_run_finished(run: Any, summary: Any, config: Any) -> None:
     """Observer: the run ended (finished, or stopped by a budget, an outage, an
     optimizer that could not reflect, truncated target replies).
 
-    :param run: the :class:`~skillopt.engine.observers.RunInfo` of the run.
-    :param summary: the :class:`skillopt.results.RunSummary` written to ``summary.json``
-        (``summary.status`` is a :class:`skillopt.results.RunStatus`).
+    :param run: the :class:`~skillopt.api.RunInfo` of the run.
+    :param summary: for ``train``, the :class:`skillopt.api.RunSummary` written to
+        ``summary.json`` (``summary.status`` is a :class:`skillopt.api.RunStatus`); for
+        ``eval``, the dict written to ``eval_summary.json``.
+    :param config: this observer's settings (see ``skillopt_run_started``).
     """
 
 

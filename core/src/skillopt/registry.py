@@ -120,6 +120,9 @@ class Registry:
                 self._collect_plugin(kind, ep.plugin_name)
             if name not in self._components[kind]:
                 self._collect_in_process(kind)
+            if name not in self._components[kind] and not eps:
+                # an alias given only to register(): import every plugin of the kind once
+                self.load_all(kind)
             if name in self._components[kind]:
                 return self._components[kind][name]
             raise PluginError(self._unknown_message(kind, name))
@@ -133,7 +136,8 @@ class Registry:
         return f"unknown {label} '{name}'.{hint} Installed {label}s: {installed}."
 
     def names(self, kind: str) -> list[str]:
-        """Every available name (declared entry points plus in-process registrations)."""
+        """Every available name: declared entry points plus what is registered so far
+        (aliases given only to ``register()`` appear once their plugin was imported)."""
         names = {ep.name for ep in declared(kind) if not is_disabled(ep)}
         names |= set(self._components[kind])
         return sorted(names)
@@ -173,7 +177,16 @@ def reset_registry() -> None:
 
 
 def get(kind: str, name: str) -> Component:
+    """The component ``name`` of ``kind`` (``envs``, ``backends``, ``gates``, ``edit_policies``,
+    ``harvesters``); imports only the plugin that declares it. Raises PluginError naming
+    the installed ones when there is none."""
     return get_registry().get(kind, name)
+
+
+def load_components(kind: str) -> list[Component]:
+    """Every installed component of ``kind`` (imports each plugin of the kind), one per
+    name, sorted; in-process registrations included."""
+    return get_registry().load_all(kind)
 
 
 __all__ = ["GROUPS", "Component", "Registry", "get", "get_registry", "reset_registry"]

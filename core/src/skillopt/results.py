@@ -21,8 +21,11 @@ __all__ = ["EXIT_CODES", "ConfigChange", "GateInfo", "RunStatus", "RunSummary", 
 class RunStatus(enum.StrEnum):
     """How a run ended; each stopped status has its own exit code (:data:`EXIT_CODES`)."""
 
+    #: in progress (``runtime_state.json``), or killed before it could end; re-run to resume
     RUNNING = "running"
+    #: every planned step ran (then the final evaluation, unless ``evaluation.eval_test = false``)
     FINISHED = "finished"
+    #: a ``budget.*`` limit was reached; raise it and re-run to resume
     BUDGET_EXHAUSTED = "budget_exhausted"
     #: no step could reflect: every optimizer call failed (names ``model.optimizer.*``)
     OPTIMIZER_FAILED = "optimizer_failed"
@@ -47,8 +50,11 @@ EXIT_CODES: dict[RunStatus, int] = {
 class ConfigChange:
     """A resume under a changed config (``--force-config``): when, and what changed."""
 
+    #: the last step completed before the resume
     after_step: int
+    #: one ``key: old -> new`` line per changed result-relevant key
     changes: tuple[str, ...]
+    #: local time of the resume, ``%Y-%m-%dT%H:%M:%S%z``
     at: str = ""
 
 
@@ -56,29 +62,48 @@ class ConfigChange:
 class SplitScore:
     """One skill's evaluation on a split, with the per-task-type breakdown."""
 
+    #: mean hard score over the scored items
     hard: float
+    #: mean soft score over the scored items
     soft: float
+    #: items scored (with at least one valid result)
     n: int
+    #: ``skill_hash`` of the evaluated skill
     skill_hash: str
     #: items that could not be scored (provider errors), excluded from the means
     excluded: int = 0
+    #: per task type: ``total`` rollouts, ``hard`` and ``soft`` means over the scored ones, ``errors`` (missing ones)
     by_task_type: dict[str, dict[str, float]] = attrs.field(factory=dict)
 
 
 @attrs.frozen(kw_only=True)
 class ValSummary:
+    """The val split's scores in ``summary.json`` (gate scores on the gate's metric)."""
+
+    #: val items the gate uses (after ``evaluation.sel_env_num``)
     n: int
+    #: the initial skill's gate score (re-measured by the final evaluation, missing items asked again); None when the run
+    #: stopped before its baseline
     baseline_gate_score: float | None
+    #: the best skill's gate score
     best_gate_score: float
+    #: the final (current) skill's gate score
     final_gate_score: float
+    #: the final skill's val hard mean (without a final evaluation: the last gated candidate's, else the current score)
     final_hard: float
+    #: the final skill's val soft mean (same fallback as ``final_hard``)
     final_soft: float
 
 
 @attrs.frozen(kw_only=True)
 class GateInfo:
+    """Which gate decided the run's steps, on which metric."""
+
+    #: the gate plugin (``evaluation.gate``)
     name: str
+    #: ``hard``, ``soft`` or ``mixed`` (``evaluation.gate_metric``)
     metric: str
+    #: ``evaluation.use_gate``: false = every candidate force-accepted (still measured)
     use_gate: bool
 
 
@@ -86,36 +111,64 @@ class GateInfo:
 class RunSummary:
     """``summary.json``: how a run ended and what it produced."""
 
+    #: ``skillopt-core-VERSION`` that wrote the summary
     version: str
+    #: how the run ended, a :class:`RunStatus`
     status: RunStatus
+    #: why the run stopped early ('' when ``finished``)
     stopped_reason: str
     #: the config key a user should change when the run did not finish
     advice: str
+    #: the env's name
     env: str
+    #: the run directory
     out_dir: str
+    #: path of ``best_skill.md``
     best_skill: str
+    #: the gate that decided, a :class:`GateInfo`
     gate: GateInfo
+    #: val scores of the initial, best and final skills, a :class:`ValSummary`
     val: ValSummary
+    #: the step the best skill was adopted at (0 = the initial skill)
     best_step: int
+    #: the best skill's origin: ``initial_skill``, ``step_NNNN``, ``slow_update_epoch_NN`` or ``final_promoted``
     best_origin: str
+    #: the final (current) skill's origin
     current_origin: str
+    #: steps planned (epochs x steps per epoch, capped by ``train.max_steps``)
     total_steps: int
+    #: the last committed step
     steps_completed: int
+    #: steps with ``accept`` or ``accept_new_best``
     total_accepts: int
+    #: steps with ``force_accept``
     total_force_accepts: int
+    #: steps with ``reject``
     total_rejects: int
+    #: steps with any ``skip_*`` action
     total_skips: int
+    #: test scores keyed ``initial``, ``best``, ``final``; {} without a final evaluation
     test: dict[str, SplitScore]
+    #: best minus initial test hard score; None without test scores
     test_delta_hard: float | None
+    #: final minus initial test hard score; None without test scores
     final_test_delta_hard: float | None
+    #: the best skill's val gate score minus its test hard score (only when ``gate_metric`` is ``hard``; else None)
     val_test_gap_best: float | None
+    #: calls, tokens and USD of the run over every session, with the ``role/stage`` breakdown
     usage: LedgerTotals
+    #: mean optimizer prompt tokens per recorded step
     optimizer_prompt_tokens_per_step: float
+    #: seconds of wall time over every session of the run
     total_wall_time_s: float
+    #: resumes under a changed config (``--force-config``)
     config_changes: tuple[ConfigChange, ...] = ()
+    #: the resolved run config, secrets redacted
     config: dict[str, Any] = attrs.field(factory=dict)
+    #: local time the summary was written, ``%Y-%m-%dT%H:%M:%S%z``
     finished_at: str = ""
 
     @property
     def exit_code(self) -> int:
+        """``skillopt run``'s exit status for ``status`` (:data:`EXIT_CODES`)."""
         return EXIT_CODES.get(self.status, 1)

@@ -49,9 +49,27 @@ def request_text(request: CompletionRequest) -> str:
     return "\n".join(f"[{m.role}] {m.content}" for m in request.messages)
 
 
+def read_rules(path: Path) -> list[dict]:
+    """The rules of a rules file: a JSON list of ``{"stage", "match", "reply"}`` objects.
+
+    ``stage`` is a stage name (``rollout``, ``reflect``, ``merge``, ``select``, ``apply``,
+    ``slow_update``, ``meta_skill``) or ``*``; ``match`` a regex searched in the request
+    rendered as ``[role] content`` lines; ``reply`` the text, or for a structured call the
+    JSON object, to return. Rules are tried in order; no match gives the minimal reply."""
+    from skillopt.errors import ConfigError
+
+    try:
+        rules = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise ConfigError(f"model.options.rules: cannot read {path}: {exc}") from None
+    if not isinstance(rules, list) or not all(isinstance(r, dict) and "reply" in r for r in rules):
+        raise ConfigError(f"model.options.rules: {path} must be a JSON list of {{stage, match, reply}} objects")
+    return rules
+
+
 def rules_script(path: Path) -> Script:
-    """A script from a JSON list of ``{"stage", "match", "reply"}`` rules (first match wins)."""
-    rules = json.loads(Path(path).read_text(encoding="utf-8"))
+    """A script from a rules file (see :func:`read_rules`; first match wins)."""
+    rules = read_rules(path)
 
     def script(request: CompletionRequest) -> Reply:
         text = request_text(request)
@@ -78,6 +96,7 @@ class ScriptedBackend(Backend):
     summary = "deterministic scripted replies for tests (not a model)"
     default_model = "scripted"
     auto_priority = None
+    small_model = True  # stands in for the embedded model in tests: envs pick ``small``
 
     def __init__(self, settings: BackendSettings | None = None, script: Script | None = None):
         super().__init__(settings or BackendSettings(name="scripted", model="scripted"))
@@ -106,6 +125,20 @@ class ScriptedBackend(Backend):
 
     def list_price(self, usage: Usage) -> float:
         return 0.0  # not a model: free
+
+    def identity(self) -> dict:
+        """The rules file's content is part of the cache identity: editing the rules must
+        not replay answers cached under the old ones."""
+        ident = super().identity()
+        rules = self.settings.options.get("rules")
+        if rules:
+            import hashlib
+
+            try:
+                ident["rules_sha256"] = hashlib.sha256(Path(rules).read_bytes()).hexdigest()[:16]
+            except OSError:
+                ident["rules_sha256"] = "unreadable"
+        return ident
 
     def stages(self) -> list[str]:
         with self._lock:

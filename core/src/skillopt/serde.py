@@ -104,7 +104,8 @@ def check_known_keys(data: Any, cls: type, *, prefix: str = "") -> None:
 
 def unknown_key_message(path: str, key: str, valid: list[str]) -> str:
     close = difflib.get_close_matches(str(key), valid, n=1, cutoff=0.5)
-    parent = path.rsplit(".", 1)[0] if "." in path else ""
+    # the section is the path before the key (a key may itself contain dots: "train.epochs")
+    parent = path[: -len(str(key)) - 1] if path.endswith(f".{key}") else ""
     hint = f" Did you mean '{parent + '.' if parent else ''}{close[0]}'?" if close else ""
     where = f"'{parent}'" if parent else "the top level"
     return f"unknown config key '{path}'.{hint} Valid keys in {where}: {', '.join(sorted(valid))}."

@@ -22,10 +22,17 @@ import threading
 import time
 from typing import Any
 
-from skillopt.backends import Backend, BackendSettings
-from skillopt.errors import BackendError, BadRequestError, Cancelled
-from skillopt.hookspecs import hookimpl
-from skillopt.records import Completion, CompletionRequest, Usage
+from skillopt.api import (
+    Backend,
+    BackendError,
+    BackendSettings,
+    BadRequestError,
+    Cancelled,
+    Completion,
+    CompletionRequest,
+    Usage,
+    hookimpl,
+)
 
 from skillopt_backends import prices
 from skillopt_backends.capabilities import ClaudeCaps, claude_caps_for

@@ -16,10 +16,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import attrs
-from skillopt.errors import AuthError, ConfigError
-from skillopt.hookspecs import hookimpl
-from skillopt.records import Usage
-from skillopt.redact import register_secret
+from skillopt.api import AuthError, ConfigError, Usage, hookimpl, register_secret
 
 from skillopt_backends import prices
 from skillopt_backends.credentials import KeySpec, ResolvedKey, key_available, require_key

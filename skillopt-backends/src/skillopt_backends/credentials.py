@@ -9,10 +9,7 @@ from, never the key, so an auth failure can name the thing to fix.
 from __future__ import annotations
 
 import attrs
-from skillopt.backends import BackendSettings
-from skillopt.errors import AuthError
-from skillopt.keys import get_key, stored_keys
-from skillopt.redact import register_secret
+from skillopt.api import AuthError, BackendSettings, get_key, register_secret, stored_keys
 
 
 @attrs.frozen(kw_only=True)

@@ -18,7 +18,7 @@ import time
 from typing import Any
 
 import attrs
-from skillopt.errors import (
+from skillopt.api import (
     AuthError,
     BackendError,
     BadRequestError,
@@ -26,8 +26,8 @@ from skillopt.errors import (
     ContextLengthError,
     RateLimitError,
     TransientError,
+    redact_text,
 )
-from skillopt.redact import redact_text
 
 _CONTEXT_MARKERS = (
     "context_length_exceeded",

@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 from typing import Any, TypeVar
 
-from skillopt.errors import Cancelled
+from skillopt.api import Cancelled
 
 T = TypeVar("T")
 

@@ -28,10 +28,19 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from skillopt.backends import Backend, BackendSettings
-from skillopt.errors import BadRequestError, CallTimeout, Cancelled, ConfigError, ContextLengthError
-from skillopt.hookspecs import hookimpl
-from skillopt.records import Completion, CompletionRequest, Usage
+from skillopt.api import (
+    Backend,
+    BackendSettings,
+    BadRequestError,
+    CallTimeout,
+    Cancelled,
+    Completion,
+    CompletionRequest,
+    ConfigError,
+    ContextLengthError,
+    Usage,
+    hookimpl,
+)
 
 from skillopt_backends.local_grammar import MAX_LENGTH_IN_GRAMMAR, grammar_for
 
@@ -146,6 +155,8 @@ class LocalBackend(Backend):
     default_model = DEFAULT_MODEL
     auto_priority = 1000  # the fallback: chosen only when no provider is configured
     auto_reason = "no provider credentials found; embedded local model"
+    small_model = True
+    max_concurrency = 1  # one llama.cpp context, used by one call at a time
 
     @classmethod
     def configured(cls) -> bool:

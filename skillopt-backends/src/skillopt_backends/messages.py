@@ -13,8 +13,7 @@ import mimetypes
 from pathlib import Path
 from typing import Any
 
-from skillopt.errors import BadRequestError
-from skillopt.records import CompletionRequest
+from skillopt.api import BadRequestError, CompletionRequest
 
 
 def image_url(ref: str, *, backend: str) -> str:

@@ -10,8 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from skillopt.hookspecs import hookimpl
-from skillopt.records import Usage
+from skillopt.api import Usage, hookimpl
 
 from skillopt_backends import prices
 from skillopt_backends.credentials import KeySpec, ResolvedKey, key_available, require_key

@@ -15,9 +15,7 @@ import threading
 import time
 from typing import Any, ClassVar
 
-from skillopt.backends import Backend, BackendSettings
-from skillopt.errors import BackendError, Cancelled
-from skillopt.records import Completion, CompletionRequest, Usage
+from skillopt.api import Backend, BackendError, BackendSettings, Cancelled, Completion, CompletionRequest, Usage
 
 from skillopt_backends.capabilities import WireCaps, caps_for, strict_schema_ok
 from skillopt_backends.credentials import KeySpec, ResolvedKey, display_url

@@ -16,9 +16,7 @@ import os
 from typing import Any
 from urllib.parse import urlsplit
 
-from skillopt.errors import ConfigError
-from skillopt.hookspecs import hookimpl
-from skillopt.records import Usage
+from skillopt.api import ConfigError, Usage, hookimpl
 
 from skillopt_backends import prices
 from skillopt_backends.credentials import KeySpec, ResolvedKey, find_key

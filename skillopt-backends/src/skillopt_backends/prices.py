@@ -19,7 +19,7 @@ from __future__ import annotations
 import re
 
 import attrs
-from skillopt.records import Usage
+from skillopt.api import Usage
 
 
 @attrs.frozen

@@ -5,7 +5,7 @@ Registered as ``alfworld`` in the ``skillopt.envs`` entry-point group.
 
 from __future__ import annotations
 
-from skillopt.hookspecs import hookimpl
+from skillopt.api import hookimpl
 
 from skillopt_envs_alfworld.env import AlfworldConfig, AlfworldEnv
 

@@ -17,8 +17,7 @@ from typing import TYPE_CHECKING
 
 import attrs
 
-from skillopt.envs import chat_request
-from skillopt.records import Rollout, Task, Turn, Usage
+from skillopt.api import Rollout, Task, Turn, Usage, chat_request
 
 from skillopt_envs_alfworld.actions import ParsedAction, parse_action
 from skillopt_envs_alfworld.real import task_sentence

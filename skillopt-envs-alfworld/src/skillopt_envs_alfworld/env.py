@@ -10,23 +10,15 @@ a pure function of the task and the prediction (one command per line).
 
 from __future__ import annotations
 
-import json
-from importlib import resources
-from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
 from attrs import validators as v
-from skillopt.config.schema import EnvConfig
-from skillopt.envs import ChatModel, Env, RolloutContext, read_items, split_file
-from skillopt.errors import ConfigError
-from skillopt.records import Rollout, Score, Task
+from skillopt.api import ChatModel, ConfigError, DataSource, Env, EnvConfig, Rollout, RolloutContext, Score, Task
 
 from skillopt_envs_alfworld.game import Game, game_from_row, game_to_row, kind_of
 from skillopt_envs_alfworld.presets import PRESETS
 from skillopt_envs_alfworld.world import NOTHING, World, replay
-
-SAMPLE = "sample"
 
 
 @attrs.frozen(kw_only=True)
@@ -45,6 +37,7 @@ class AlfworldEnv(Env):
     summary = "household text games (ALFWorld's six task types), multi-step; generated sample bundled"
     Config = AlfworldConfig
     presets: ClassVar[dict[str, dict[str, Any]]] = PRESETS
+    sample_description = "bundled generated sample (simulator games)"
     config: AlfworldConfig
 
     def __init__(self, config: EnvConfig | None = None):
@@ -58,31 +51,27 @@ class AlfworldEnv(Env):
         """Whether splits come from the real ALFWorld games (the optional adapter)."""
         return self.config.source == "alfworld" or bool(self.config.data_path)
 
-    def load_split(self, split: str) -> list[Task]:
-        if self.real:
-            from skillopt_envs_alfworld import real
+    def data_source(self) -> DataSource:
+        """``env.data_path`` is the real games' data root, not an items file."""
+        if not self.real:
+            return super().data_source()
+        if self.config.split_dir:
+            raise ConfigError(
+                "env.split_dir holds simulator games; it cannot be combined with env.source=alfworld / env.data_path"
+            )
+        from skillopt_envs_alfworld.real import data_root
 
-            if self.config.split_dir:
-                raise ConfigError(
-                    "env.split_dir holds simulator games; it cannot be combined with env.source=alfworld / env.data_path"
-                )
-            return real.load_split(split, self.config.data_path)
-        return [self.to_task(game, split) for game in self.load_games(split)]
+        root = data_root(self.config.data_path)
+        return DataSource(kind="real", path=root, description=f"real ALFWorld games under {root}")
 
-    def load_games(self, split: str) -> list[Game]:
-        cfg = self.config
-        if cfg.split_dir:
-            path = split_file(Path(cfg.split_dir).expanduser(), split)
-            rows, source = read_items(path), str(path)
-        else:
-            node = resources.files("skillopt_envs_alfworld").joinpath("data", SAMPLE, split, "items.json")
-            rows, source = json.loads(node.read_text(encoding="utf-8")), f"bundled sample {split}"
-        games = [game_from_row(row, source) for row in rows]
-        for game in games:
-            self._games[game.id] = game
-        return games
+    def load_real(self, source: DataSource, split: str) -> list[Task]:
+        from skillopt_envs_alfworld import real
 
-    def to_task(self, game: Game, split: str) -> Task:
+        return real.load_split(split, source.path)
+
+    def to_task(self, row: dict[str, Any], split: str) -> Task:
+        game = game_from_row(row)
+        self._games[game.id] = game
         return Task(
             id=game.id,
             inputs={"task": f"Your task is to: {game.task}", "observation": World(game).intro()},

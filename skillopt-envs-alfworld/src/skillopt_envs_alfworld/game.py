@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import attrs
-from skillopt.errors import ConfigError
+from skillopt.api import ConfigError
 
 if TYPE_CHECKING:
     from skillopt_envs_alfworld.world import World

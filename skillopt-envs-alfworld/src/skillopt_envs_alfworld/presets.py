@@ -16,24 +16,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from skillopt.api import small_preset
+
 FULL: dict[str, Any] = {
     "env": {"max_steps": 50, "history": 2, "workers": 8, "exec_timeout": 1800.0},
 }
 
-SMALL: dict[str, Any] = {
-    "train": {"num_epochs": 1, "batch_size": 3, "max_steps": 2},
-    "gradient": {
-        "minibatch_size": 4,
-        "merge_batch_size": 4,
-        "analyst_workers": 1,
-        "failure_only": True,
-        "max_trajectory_chars": 2000,
-        "min_failure_edits": 1,  # a 135M analyst otherwise answers with no edit at all
-    },
-    "optimizer": {"learning_rate": 2, "min_learning_rate": 1, "use_slow_update": False, "use_meta_skill": False},
-    "evaluation": {"sel_env_num": 3, "test_env_num": 6},
-    "env": {"max_steps": 6, "history": 1, "max_completion_tokens": 48, "workers": 1, "exec_timeout": 900.0},
-    "model": {"optimizer": {"max_tokens": 512}, "schema_retries": 1},
-}
+# on top of the shared small overlay; the schedule and call deadlines stay the engine's
+SMALL = small_preset(
+    train={"batch_size": 3, "max_steps": 2},
+    gradient={"minibatch_size": 4, "max_trajectory_chars": 2000},
+    optimizer={"lr_scheduler": "cosine"},
+    evaluation={"sel_env_num": 3, "test_env_num": 6},
+    env={"max_steps": 6, "history": 1, "max_completion_tokens": 48, "exec_timeout": 900.0},
+    model={"optimizer": {"timeout_s": None}, "target": {"timeout_s": None}, "schema_retries": 1},
+)
 
 PRESETS: dict[str, dict[str, Any]] = {"small": SMALL, "full": FULL}

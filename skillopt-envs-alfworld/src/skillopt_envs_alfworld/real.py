@@ -19,8 +19,7 @@ from importlib import resources, util
 from pathlib import Path
 from typing import Any
 
-from skillopt.errors import ConfigError
-from skillopt.records import Score, Task
+from skillopt.api import ConfigError, Score, Task
 
 MANIFEST = "alfworld_path_split"
 TASK_TYPE_NAMES = {
@@ -52,9 +51,8 @@ def manifest_rows(split: str) -> list[dict[str, Any]]:
     return json.loads(node.read_text(encoding="utf-8"))
 
 
-def load_split(split: str, data_path: str) -> list[Task]:
+def load_split(split: str, root: Path) -> list[Task]:
     """Tasks of ``split`` whose game files exist under the data root; else one clear error."""
-    root = data_root(data_path)
     rows = manifest_rows(split)
     problems = []
     packages = missing_packages()

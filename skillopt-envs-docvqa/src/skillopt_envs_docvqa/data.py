@@ -12,17 +12,13 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from skillopt.envs import read_items, split_file
-from skillopt.errors import ConfigError
+from skillopt.api import ConfigError
 from skillopt_envs_docvqa.items import DocItem, read_ocr_file, resolve_path, search_bases, sidecar_ocr
 from skillopt_envs_docvqa.scoring import gold_list
-from skillopt_envs_docvqa.upstream import load_csv
-
-SAMPLE = "sample"
 
 
 def bundled_root() -> Path:
-    return Path(str(resources.files("skillopt_envs_docvqa").joinpath("data", SAMPLE)))
+    return Path(str(resources.files("skillopt_envs_docvqa").joinpath("data", "sample")))
 
 
 def csv_file(root: Path, split: str) -> Path | None:
@@ -34,26 +30,12 @@ def csv_file(root: Path, split: str) -> Path | None:
     return found[0] if found else None
 
 
-def load_items(split: str, *, split_dir: str = "", data_dir: str = "") -> list[DocItem]:
-    root = Path(split_dir).expanduser() if split_dir else bundled_root()
-    if split_dir and not root.is_dir():
-        raise ConfigError(f"env.split_dir: no such directory: {root}")
-    found = csv_file(root, split)
-    if found is not None:
-        return load_csv(found, data_dir)
-    path = split_file(root, split)
-    return [item_from_row(row, index, path, data_dir) for index, row in enumerate(read_items(path))]
-
-
-def item_from_row(row: Any, index: int, path: Path, data_dir: str = "") -> DocItem:
-    """A normalised JSON row as an item (paths relative to the items file's folder)."""
-    where = f"{path} item {index + 1}"
-    if not isinstance(row, dict):
-        raise ConfigError(f"{where}: expected a JSON object, got {type(row).__name__}")
+def item_from_row(row: dict[str, Any], folder: Path, data_dir: str = "") -> DocItem:
+    """A normalised JSON row as an item (paths relative to ``folder``, the items file's)."""
     item_id = str(row.get("id") or row.get("questionId") or "").strip()
     if not item_id:
-        raise ConfigError(f"{where}: no 'id'")
-    where = f"{where} (id {item_id})"
+        raise ConfigError("no 'id'")
+    where = f"id {item_id}"
     question = str(row.get("question") or "").strip()
     if not question:
         raise ConfigError(f"{where}: no 'question'")
@@ -63,7 +45,7 @@ def item_from_row(row: Any, index: int, path: Path, data_dir: str = "") -> DocIt
     image_ref = str(row.get("image") or row.get("image_path") or "").strip()
     if not image_ref:
         raise ConfigError(f"{where}: no 'image'")
-    bases = search_bases(path.parent, data_dir)
+    bases = search_bases(folder, data_dir)
     image = resolve_path(image_ref, bases=bases, what="image", where=where)
     if row.get("ocr"):
         ocr: str | None = str(row["ocr"])

@@ -13,14 +13,14 @@ from typing import Any, ClassVar
 import attrs
 from attrs import validators as v
 
-from skillopt.config.schema import EnvConfig
-from skillopt.envs import ChatModel, Env, RolloutContext
-from skillopt.errors import ConfigError
-from skillopt.hookspecs import hookimpl
-from skillopt.records import CompletionRequest, Message, Rollout, Score, Task, Turn, Usage
+from skillopt.api import (
+    ChatModel, CompletionRequest, ConfigError, Env, EnvConfig, Message, Rollout, RolloutContext, Score, Task, Turn, Usage, hookimpl,
+    read_rows, split_file,
+)
 from skillopt_envs_docvqa import data, prompting, scoring
 from skillopt_envs_docvqa.items import DocItem
 from skillopt_envs_docvqa.presets import PRESETS
+from skillopt_envs_docvqa.upstream import load_csv
 
 #: upstream's completion budget (room for reasoning models); the small preset sets 48
 DEFAULT_MAX_TOKENS = 16384
@@ -60,32 +60,33 @@ class DocVQAEnv(Env):
     Config: ClassVar[type[EnvConfig]] = DocVQAConfig
     presets: ClassVar[dict[str, dict[str, Any]]] = PRESETS
     config: DocVQAConfig
+    sample_description: ClassVar[str] = "bundled synthetic pages (CC0-1.0, not the real DocVQA benchmark)"
 
     def __init__(self, config: DocVQAConfig | None = None):
         super().__init__(config)
-        cfg = self.config
-        if cfg.data_path:
+        if self.config.data_path:
             raise ConfigError(
                 "env.data_path is not used by docvqa: point env.split_dir at a folder with one file per split "
                 "(upstream CSVs train.csv/val.csv/test.csv, or train/items.json ...)."
             )
-        self._cache: dict[str, list[Task]] = {}
-
-    @staticmethod
-    def auto_preset(target_backend: str) -> str:
-        """OCR text on the embedded (text-only) local model, the paper's image input elsewhere."""
-        return "small" if target_backend in ("local", "scripted") else "full"
+        self._folder = data.bundled_root()  # what relative paths of the rows being read resolve against
 
     # ------------------------------------------------------------------ data
 
     def load_split(self, split: str) -> list[Task]:
-        if split not in self._cache:
-            cfg = self.config
-            items = data.load_items(split, split_dir=cfg.split_dir, data_dir=cfg.data_dir)
-            self._cache[split] = [self.to_task(item, split) for item in items]
-        return list(self._cache[split])
+        """``env.split_dir`` or the bundled set: a split's upstream CSV if it has one, else item rows."""
+        root = self.data_source().path or data.bundled_root()
+        found = data.csv_file(root, split)
+        if found is not None:
+            return [self.item_task(item, split) for item in load_csv(found, self.config.data_dir)]
+        path = split_file(root, split)
+        self._folder = path.parent  # load_split runs under the base class's lock
+        return self.tasks_from_rows(read_rows(path), split, str(path))
 
-    def to_task(self, item: DocItem, split: str) -> Task:
+    def to_task(self, row: dict[str, Any], split: str) -> Task:
+        return self.item_task(data.item_from_row(row, self._folder, self.config.data_dir), split)
+
+    def item_task(self, item: DocItem, split: str) -> Task:
         mode = self.config.input
         if mode in ("ocr", "both") and item.ocr is None:
             raise ConfigError(

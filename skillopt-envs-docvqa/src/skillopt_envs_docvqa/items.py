@@ -13,7 +13,7 @@ from pathlib import Path
 
 import attrs
 
-from skillopt.errors import ConfigError
+from skillopt.api import ConfigError
 from skillopt_envs_docvqa.layout import ocr_text, read_layout
 
 #: OCR sidecars looked for next to an image (``page.png`` -> ``page.layout.json`` ...)

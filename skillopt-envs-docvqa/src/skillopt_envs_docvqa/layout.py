@@ -13,7 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from skillopt.errors import ConfigError
+from skillopt.api import ConfigError
 
 CELL_SEPARATOR = " | "
 

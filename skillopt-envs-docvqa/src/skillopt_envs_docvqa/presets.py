@@ -17,24 +17,19 @@ from __future__ import annotations
 
 from typing import Any
 
+from skillopt.api import small_preset
+
 FULL: dict[str, Any] = {
     "env": {"input": "image", "workers": 16, "exec_timeout": 120.0},
 }
 
-SMALL: dict[str, Any] = {
-    "train": {"num_epochs": 1, "batch_size": 8, "max_steps": 3},
-    "gradient": {"minibatch_size": 8, "merge_batch_size": 4, "analyst_workers": 1, "failure_only": True, "max_trajectory_chars": 1200},
-    "optimizer": {
-        "learning_rate": 2,
-        "min_learning_rate": 1,
-        "lr_scheduler": "constant",
-        "use_slow_update": False,
-        "use_meta_skill": False,
-        "max_skill_chars": 4000,
-    },
-    "evaluation": {"sel_env_num": 12, "test_env_num": 24},
-    "env": {"input": "ocr", "workers": 1, "exec_timeout": 600.0, "max_completion_tokens": 48, "max_ocr_chars": 2500},
-    "model": {"optimizer": {"max_tokens": 512, "timeout_s": 300.0}, "target": {"timeout_s": 300.0}},
-}
+# On top of the shared local overlay (small_preset); no minimum of failure edits here.
+SMALL: dict[str, Any] = small_preset(
+    train={"batch_size": 8, "max_steps": 3},
+    gradient={"minibatch_size": 8, "max_trajectory_chars": 1200, "min_failure_edits": 0},
+    optimizer={"max_skill_chars": 4000},
+    evaluation={"sel_env_num": 12, "test_env_num": 24},
+    env={"input": "ocr", "exec_timeout": 600.0, "max_completion_tokens": 48, "max_ocr_chars": 2500},
+)
 
 PRESETS: dict[str, dict[str, Any]] = {"small": SMALL, "full": FULL}

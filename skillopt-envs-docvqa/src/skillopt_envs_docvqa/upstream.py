@@ -15,7 +15,7 @@ import csv
 import re
 from pathlib import Path
 
-from skillopt.errors import ConfigError
+from skillopt.api import ConfigError
 from skillopt_envs_docvqa.items import DocItem, read_ocr_file, resolve_path, search_bases, sidecar_ocr
 from skillopt_envs_docvqa.scoring import gold_list
 

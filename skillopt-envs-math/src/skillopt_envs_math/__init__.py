@@ -1,11 +1,12 @@
 """SkillOpt env plugin: LiveMathematicianBench-style multiple-choice mathematics.
 
-Registered as ``livemath`` (alias ``math``) in the ``skillopt.envs`` entry-point group.
+Registered as ``livemath`` in the ``skillopt.envs`` entry-point group; ``math`` is an alias
+given to ``register()``, which the core resolves by loading the envs.
 """
 
 from __future__ import annotations
 
-from skillopt.hookspecs import hookimpl
+from skillopt.api import hookimpl
 
 from skillopt_envs_math.env import LiveMathConfig, LiveMathEnv
 

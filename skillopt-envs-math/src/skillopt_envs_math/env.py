@@ -1,29 +1,23 @@
 """The LiveMathematicianBench env: one chat call per multiple-choice question.
 
-Data comes from, in order of precedence: ``env.split_dir`` (normalised items per split),
-``env.data_path`` (the upstream monthly files, selected by the upstream ID manifests),
-or the bundled generated sample. Choices are shuffled per item by ``(shuffle_seed, id)``
-when the tasks are loaded, so the gold label lives on the Task and ``score`` stays a pure
-function of the task and the reply.
+Data comes from the core's chain: ``env.split_dir`` (normalised items per split),
+``env.data_path`` (the upstream monthly files, selected by the upstream ID manifests:
+:meth:`LiveMathEnv.load_data_path`), or the bundled generated sample. Choices are shuffled
+per item by ``(shuffle_seed, id)`` when the tasks are loaded, so the gold label lives on the
+Task and ``score`` stays a pure function of the task and the reply.
 """
 
 from __future__ import annotations
 
-import json
-from importlib import resources
 from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
-from skillopt.config.schema import EnvConfig
-from skillopt.envs import ChatModel, Env, RolloutContext, chat_request, read_items, split_file
-from skillopt.errors import ConfigError
-from skillopt.records import Rollout, Score, Task, Turn
+from skillopt.api import ChatModel, ConfigError, Env, EnvConfig, Rollout, RolloutContext, Score, Task, Turn, chat_request, small_preset
 
 from skillopt_envs_math.answers import answer_segment, parse_choice
 from skillopt_envs_math.items import MathItem, item_from_row
 
-SAMPLE = "sample"
 DEFAULT_MAX_TOKENS = 512
 
 SYSTEM_PROMPT = (
@@ -48,21 +42,16 @@ class LiveMathConfig(EnvConfig):
 # subsets, failure-only reflection, bounded replies and one schema re-ask (a 135M optimizer
 # that misses the schema once rarely hits it on the third try); `paper` keeps the defaults.
 # One rollout worker: the local model serves one call at a time, so more workers only queue
-# behind its lock and spend their deadline waiting.
-SMALL_PRESET: dict[str, Any] = {
-    "train": {"num_epochs": 1, "batch_size": 8, "max_steps": 2},
-    "gradient": {
-        "minibatch_size": 4,
-        "max_trajectory_chars": 1500,
-        "analyst_workers": 2,
-        "merge_batch_size": 4,
-        "failure_only": True,
-    },
-    "optimizer": {"use_slow_update": False, "use_meta_skill": False, "learning_rate": 2, "min_learning_rate": 1},
-    "evaluation": {"sel_env_num": 8, "test_env_num": 16},
-    "env": {"max_completion_tokens": 96, "workers": 1, "exec_timeout": 300.0},
-    "model": {"optimizer": {"max_tokens": 512}, "schema_retries": 1},
-}
+# behind its lock and spend their deadline waiting. On top of the shared local overlay, this
+# env keeps the cosine schedule, the default deadlines and no minimum of failure edits.
+SMALL_PRESET: dict[str, Any] = small_preset(
+    train={"batch_size": 8, "max_steps": 2},
+    gradient={"minibatch_size": 4, "max_trajectory_chars": 1500, "analyst_workers": 2, "min_failure_edits": 0},
+    optimizer={"lr_scheduler": "cosine"},
+    evaluation={"sel_env_num": 8, "test_env_num": 16},
+    env={"max_completion_tokens": 96, "exec_timeout": 300.0},
+    model={"optimizer": {"timeout_s": None}, "target": {"timeout_s": None}, "schema_retries": 1},
+)
 
 
 def clip(text: str, limit: int = 160) -> str:
@@ -78,34 +67,32 @@ class LiveMathEnv(Env):
     Config = LiveMathConfig
     presets: ClassVar[dict[str, dict[str, Any]]] = {"small": SMALL_PRESET, "full": {}}
     config: LiveMathConfig
+    sample_description: ClassVar[str] = "bundled generated sample (CC0-1.0, not the real LiveMathematicianBench)"
 
     # ------------------------------------------------------------------ data
 
-    def load_split(self, split: str) -> list[Task]:
-        items = self.load_items(split)
+    def to_task(self, row: dict[str, Any], split: str) -> Task:
+        """A normalised item row (bundled sample, ``env.split_dir``) as a task."""
+        item_id = str(row.get("id") or "").strip()
+        if not item_id:
+            raise ConfigError("the row has no 'id'")
+        return self.item_task(item_from_row(row, item_id=item_id), split)
+
+    def load_data_path(self, path: Path, split: str) -> list[Task]:
+        """``env.data_path``: the upstream monthly files, the split chosen by the ID manifests."""
+        from skillopt_envs_math import upstream
+
+        manifest = None
+        if self.config.manifest_dir:
+            manifest = Path(self.config.manifest_dir).expanduser()
+            if not manifest.is_dir():
+                raise ConfigError(f"env.manifest_dir: no such directory: {manifest}")
+        return [self.item_task(item, split) for item in upstream.load_split(path, split, manifest)]
+
+    def item_task(self, item: MathItem, split: str) -> Task:
+        """The task of one item, its choices shuffled by ``(shuffle_seed, id)`` unless turned off."""
         if self.config.shuffle_choices:
-            items = [item.shuffled(self.config.shuffle_seed) for item in items]
-        return [self.to_task(item, split) for item in items]
-
-    def load_items(self, split: str) -> list[MathItem]:
-        """Unshuffled items of ``split`` from the configured source."""
-        cfg = self.config
-        if cfg.split_dir:
-            path = split_file(Path(cfg.split_dir).expanduser(), split)
-            return _items_from_rows(read_items(path), str(path))
-        if cfg.data_path:
-            from skillopt_envs_math import upstream
-
-            manifest = None
-            if cfg.manifest_dir:
-                manifest = Path(cfg.manifest_dir).expanduser()
-                if not manifest.is_dir():
-                    raise ConfigError(f"env.manifest_dir: no such directory: {manifest}")
-            return upstream.load_split(Path(cfg.data_path).expanduser(), split, manifest)
-        node = resources.files("skillopt_envs_math").joinpath("data", SAMPLE, split, "items.json")
-        return _items_from_rows(json.loads(node.read_text(encoding="utf-8")), f"bundled sample {split}")
-
-    def to_task(self, item: MathItem, split: str) -> Task:
+            item = item.shuffled(self.config.shuffle_seed)
         inputs: dict[str, Any] = {
             "question": item.question,
             "choices": [{"label": c.label, "text": c.text} for c in item.choices],
@@ -209,12 +196,3 @@ def reference_text(item: MathItem) -> str:
 def _choice_map(task: Task) -> dict[str, str]:
     return {c["label"]: c["text"] for c in task.inputs["choices"]}
 
-
-def _items_from_rows(rows: list[dict[str, Any]], source: str) -> list[MathItem]:
-    items = []
-    for index, row in enumerate(rows):
-        item_id = str(row.get("id") or "").strip() if isinstance(row, dict) else ""
-        if not item_id:
-            raise ConfigError(f"{source}: row {index + 1} has no 'id'")
-        items.append(item_from_row(row, item_id=item_id, source=source))
-    return items

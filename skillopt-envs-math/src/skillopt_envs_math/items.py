@@ -14,7 +14,7 @@ import random
 from typing import Any
 
 import attrs
-from skillopt.errors import ConfigError
+from skillopt.api import ConfigError
 
 from skillopt_envs_math.answers import LABELS
 

@@ -15,7 +15,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from skillopt.errors import ConfigError
+from skillopt.api import ConfigError
 
 from skillopt_envs_math.items import MathItem, item_from_row
 

@@ -20,8 +20,7 @@ from importlib import resources
 
 import attrs
 
-from skillopt.errors import ContextLengthError
-from skillopt.records import CompletionRequest, Message, Rollout, Task, Turn, Usage
+from skillopt.api import CompletionRequest, ContextLengthError, Message, Rollout, Task, Turn, Usage
 
 from skillopt_envs_officeqa import pages, protocol
 from skillopt_envs_officeqa.docs import DocsIndex, ToolError

@@ -9,10 +9,7 @@ from typing import Any, ClassVar
 import attrs
 from attrs import validators as v
 
-from skillopt.config.schema import EnvConfig
-from skillopt.envs import ChatModel, Env, RolloutContext
-from skillopt.hookspecs import hookimpl
-from skillopt.records import Rollout, Score, Task
+from skillopt.api import ChatModel, DataSource, Env, EnvConfig, Rollout, RolloutContext, Score, Task, hookimpl
 
 from skillopt_envs_officeqa import loader, scoring
 from skillopt_envs_officeqa.presets import PRESETS
@@ -61,28 +58,41 @@ class OfficeQAEnv(Env):
     summary: ClassVar[str] = "OfficeQA: Treasury Bulletin questions answered with local document tools (EM / F1 / numeric)"
     Config: ClassVar[type[EnvConfig]] = OfficeQAConfig
     presets: ClassVar[dict[str, dict[str, Any]]] = PRESETS
+    sample_description: ClassVar[str] = "bundled synthetic sample (its Treasury-Bulletin-style documents too)"
     config: OfficeQAConfig
 
     def __init__(self, config: OfficeQAConfig | None = None):
         super().__init__(config)
-        self._cache: dict[str, list[Task]] = {}
         self._index = None
         self._lock = threading.Lock()
 
-    @staticmethod
-    def auto_preset(target_backend: str) -> str:
-        """Small settings (oracle mode) on the embedded local model, the paper's everywhere else."""
-        return "small" if target_backend in ("local", "scripted") else "full"
+    # ------------------------------------------------------------------ data: the core's chain, CSV files too
+
+    def data_source(self) -> DataSource:
+        cfg = self.config
+        if cfg.split_dir and not cfg.data_path:  # a missing split names every file looked for
+            path = Path(cfg.split_dir).expanduser()
+            return DataSource(kind="split_dir", path=path, description=f"split directory {path}")
+        return super().data_source()
 
     def load_split(self, split: str) -> list[Task]:
-        if split not in self._cache:
-            self._cache[split] = loader.load_tasks(self.config, split)
-        return list(self._cache[split])
+        source = self.data_source()
+        if source.kind != "split_dir":
+            return super().load_split(split)
+        path = loader.split_dir_file(source.path, split)
+        return self.tasks_from_rows(loader.read_rows(path), split, str(path))
+
+    def load_data_path(self, path: Path, split: str) -> list[Task]:
+        rows, origin = loader.data_path_rows(self.config, path, split)
+        return self.tasks_from_rows(rows, split, origin)
+
+    def to_task(self, row: dict[str, Any], split: str) -> Task:
+        return loader.row_to_task(row, split)
 
     def docs_roots(self) -> tuple[Path, ...]:
         from skillopt_envs_officeqa.docs import roots_from
 
-        if loader.uses_bundled_sample(self.config):
+        if self.data_source().kind == "sample":
             # the synthetic files share upstream's names: never mix them with a real corpus
             return roots_from((), environ={}, bundled=loader.bundled_dir("sample", "docs"))
         return roots_from(self.config.data_dirs)

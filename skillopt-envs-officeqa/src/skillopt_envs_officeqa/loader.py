@@ -6,7 +6,7 @@ Row fields (upstream's names, alternatives after ``|``): ``uid|id``, ``question|
 comma-separated list), optional ``reference``. Files: ``.csv`` (UTF-8, header row),
 ``.json`` (an array, or ``{"items": [...]}``) or ``.jsonl``.
 
-Sources, first one set wins:
+Sources, first one set wins (the env's split-source chain, see :class:`OfficeQAEnv`):
 
 1. ``env.split_dir``: ``train``/``val``/``test`` each as ``<split>/items.{json,jsonl,csv}``
    or ``<split>.{json,jsonl,csv}``;
@@ -26,10 +26,8 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from skillopt.errors import ConfigError
-from skillopt.records import Task
+from skillopt.api import SPLITS, ConfigError, Task, canonical_split
 
-SPLITS = ("train", "val", "test")
 ITEM_SUFFIXES = (".json", ".jsonl", ".csv")
 PACKAGE = "skillopt_envs_officeqa"
 
@@ -66,15 +64,14 @@ def _first(row: dict, *keys: str) -> Any:
     return None
 
 
-def row_to_task(row: Any, split: str, where: str) -> Task:
-    if not isinstance(row, dict):
-        raise ConfigError(f"{where}: expected an object with uid, question, answer; got {type(row).__name__}")
+def row_to_task(row: dict, split: str) -> Task:
+    """One row as a Task (the env's ``to_task``; the core names the file and the row)."""
     uid = _first(row, "uid", "id")
     question = _first(row, "question", "prompt")
     answer = _first(row, "ground_truth", "answer")
     missing = [name for name, value in (("uid|id", uid), ("question", question), ("ground_truth|answer", answer)) if value is None]
     if missing:
-        raise ConfigError(f"{where}: missing {', '.join(missing)} (OfficeQA rows need uid, question and ground_truth)")
+        raise ConfigError(f"missing {', '.join(missing)} (OfficeQA rows need uid, question and ground_truth)")
     files = parse_list(row.get("source_files"))
     docs = parse_list(row.get("source_docs"))
     category = str(_first(row, "category", "difficulty") or "default").strip().lower()
@@ -89,16 +86,6 @@ def row_to_task(row: Any, split: str, where: str) -> Task:
         reference=reference,
         split=split,
     )
-
-
-def tasks_from_rows(rows: list[Any], split: str, origin: str) -> list[Task]:
-    tasks = [row_to_task(row, split, f"{origin} row {i + 1}") for i, row in enumerate(rows)]
-    seen: set[str] = set()
-    for task in tasks:
-        if task.id in seen:
-            raise ConfigError(f"{origin}: duplicate uid {task.id!r}")
-        seen.add(task.id)
-    return tasks
 
 
 def read_rows(path: Path) -> list[Any]:
@@ -169,8 +156,6 @@ def parse_ratio(text: str) -> tuple[int, int, int]:
 
 def choose_split(rows: list[Any], split: str, *, origin: str, manifest_dir: Path | None, ratio: str, seed: int) -> list[Any]:
     """The rows of ``split``: by their own split column, the ID manifest, or the ratio."""
-    from skillopt.envs import canonical_split
-
     dict_rows = [r for r in rows if isinstance(r, dict)]
     column = next((c for c in ("split", "source_split") if dict_rows and all(str(r.get(c) or "").strip() for r in dict_rows)), None)
     if column:
@@ -188,23 +173,11 @@ def choose_split(rows: list[Any], split: str, *, origin: str, manifest_dir: Path
     return {"train": order[:n_train], "val": order[n_train : n_train + n_val], "test": order[n_train + n_val :]}[split]
 
 
-def load_tasks(config, split: str) -> list[Task]:
-    """The tasks of ``split`` from the source ``config`` (an OfficeQAConfig) selects."""
-    if config.split_dir and config.data_path:
-        raise ConfigError("set env.split_dir or env.data_path, not both")
-    if config.split_dir:
-        path = split_dir_file(Path(config.split_dir).expanduser(), split)
-        return tasks_from_rows(read_rows(path), split, str(path))
-    if config.data_path:
-        path = data_file(Path(config.data_path).expanduser())
-        manifest = Path(config.manifest_dir).expanduser() if config.manifest_dir else None
-        if manifest is not None and not manifest.is_dir():
-            raise ConfigError(f"env.manifest_dir: no such directory: {manifest}")
-        rows = choose_split(read_rows(path), split, origin=str(path), manifest_dir=manifest, ratio=config.split_ratio, seed=config.split_seed)
-        return tasks_from_rows(rows, split, str(path))
-    path = bundled_dir("sample", split, "items.json")
-    return tasks_from_rows(read_rows(path), split, f"bundled sample {split}")
-
-
-def uses_bundled_sample(config) -> bool:
-    return not (config.split_dir or config.data_path)
+def data_path_rows(config, path: Path, split: str) -> tuple[list[Any], str]:
+    """(rows of ``split``, the file they come from) for ``env.data_path``."""
+    file = data_file(path)
+    manifest = Path(config.manifest_dir).expanduser() if config.manifest_dir else None
+    if manifest is not None and not manifest.is_dir():
+        raise ConfigError(f"env.manifest_dir: no such directory: {manifest}")
+    rows = choose_split(read_rows(file), split, origin=str(file), manifest_dir=manifest, ratio=config.split_ratio, seed=config.split_seed)
+    return rows, str(file)

@@ -17,21 +17,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from skillopt.api import small_preset
+
 FULL: dict[str, Any] = {
     "env": {"mode": "tools", "max_tool_turns": 24, "oracle_pages": True, "restrict_to_source_files": True,
             "numeric_match": False, "workers": 4},
 }  # fmt: skip
 
-SMALL: dict[str, Any] = {
-    "train": {"num_epochs": 1, "batch_size": 6, "max_steps": 2},
-    "gradient": {"minibatch_size": 6, "merge_batch_size": 4, "analyst_workers": 1, "failure_only": True,
-                 "max_trajectory_chars": 1200},  # fmt: skip
-    "optimizer": {"learning_rate": 2, "min_learning_rate": 1, "lr_scheduler": "constant", "use_slow_update": False,
-                  "use_meta_skill": False},  # fmt: skip
-    "evaluation": {"sel_env_num": 6, "test_env_num": 8},
-    "env": {"mode": "oracle", "oracle_page_chars": 3000, "oracle_total_chars": 3000, "max_completion_tokens": 48,
-            "workers": 1, "exec_timeout": 300.0},  # fmt: skip
-    "model": {"optimizer": {"max_tokens": 512}, "schema_retries": 1},
-}
+# on top of the shared small overlay; no forced failure edit and the engine's call deadlines
+SMALL = small_preset(
+    train={"batch_size": 6, "max_steps": 2},
+    gradient={"minibatch_size": 6, "max_trajectory_chars": 1200, "min_failure_edits": 0},
+    evaluation={"sel_env_num": 6, "test_env_num": 8},
+    env={"mode": "oracle", "oracle_page_chars": 3000, "oracle_total_chars": 3000, "max_completion_tokens": 48, "exec_timeout": 300.0},
+    model={"optimizer": {"timeout_s": None}, "target": {"timeout_s": None}, "schema_retries": 1},
+)
 
 PRESETS: dict[str, dict[str, Any]] = {"small": SMALL, "full": FULL}

@@ -1,7 +1,7 @@
 """``skillopt searchqa …``: materialise the real split, show which data a run would use.
 
 Loaded at every CLI start through the ``skillopt.commands`` entry point, so this module
-imports only typer at module level.
+imports only typer and ``skillopt.api`` (whose names load on first use) at module level.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ from typing import Annotated
 
 import typer
 
-from skillopt.hookspecs import hookimpl
+from skillopt.api import hookimpl
 
 searchqa_app = typer.Typer(name="searchqa", help="SearchQA env: materialize the real split, inspect the data.", no_args_is_help=True)
 
@@ -32,24 +32,23 @@ def materialize_cmd(
     force: ForceOpt = False,
 ) -> None:
     """Build the paper's 400/200/1400 split from the dataset by the shipped id manifests."""
-    from skillopt.cli.output import fail, info
-    from skillopt.errors import SkillOptError
+    from skillopt.api import SkillOptError, fail, say
 
     from skillopt_envs_searchqa import data, materialize
 
     target = out or data.default_materialized_dir()
     try:
-        info(f"reading {source} ...")
+        say(f"reading {source} ...")
         rows = materialize.open_source(source, revision)
         report = materialize.materialize(target, rows, source=source, revision=revision or "", force=force)
     except SkillOptError as exc:
         raise fail(str(exc)) from None
     counts = ", ".join(f"{k} {v}" for k, v in report.counts.items())
-    info(f"wrote {report.out_dir} ({counts}; scanned {report.scanned} rows)")
+    say(f"wrote {report.out_dir} ({counts}; scanned {report.scanned} rows)")
     if out is not None and Path(out).expanduser() != data.default_materialized_dir():
-        info(f"use it with: skillopt run --env searchqa --set env.split_dir={report.out_dir}")
+        say(f"use it with: skillopt run --env searchqa --set env.split_dir={report.out_dir}")
     else:
-        info("`skillopt run --env searchqa --preset paper` now uses it")
+        say("`skillopt run --env searchqa --preset paper` now uses it")
 
 
 @searchqa_app.command("data")
@@ -58,20 +57,20 @@ def data_cmd() -> None:
     import json
     from importlib import resources
 
-    from skillopt.cli.output import info
+    from skillopt.api import say
 
     from skillopt_envs_searchqa import data
 
     manifest = json.loads(resources.files("skillopt_envs_searchqa").joinpath("data", "sample", "manifest.json").read_text(encoding="utf-8"))
     counts = ", ".join(f"{k} {v['count']}" for k, v in manifest["splits"].items())
-    info(f"bundled sample: {counts} ({manifest['licence']}, synthetic)")
+    say(f"bundled sample: {counts} ({manifest['licence']}, synthetic)")
     real = data.default_materialized_dir()
     if data.is_split_dir(real):
         meta = json.loads((real / "split_manifest.json").read_text(encoding="utf-8"))
         counts = ", ".join(f"{k} {v}" for k, v in meta.get("counts", {}).items())
-        info(f"real SearchQA: materialized at {real} ({counts}; source {meta.get('source')}, revision {meta.get('revision')})")
+        say(f"real SearchQA: materialized at {real} ({counts}; source {meta.get('source')}, revision {meta.get('revision')})")
     else:
-        info(f"real SearchQA: not materialized (expected at {real}); run `skillopt searchqa materialize`")
+        say(f"real SearchQA: not materialized (expected at {real}); run `skillopt searchqa materialize`")
 
 
 @hookimpl

@@ -3,16 +3,16 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
 from attrs import validators as v
 
-from skillopt.config.schema import EnvConfig
-from skillopt.envs import ChatModel, Env, RolloutContext
-from skillopt.records import CompletionRequest, Message, Rollout, Score, Task, Turn
-
-from skillopt.hookspecs import hookimpl
+from skillopt.api import (
+    ChatModel, CompletionRequest, ConfigError, DataSource, Env, EnvConfig, Message, Rollout, RolloutContext, Score, Task, Turn,
+    canonical_split, hookimpl, read_rows, split_file,
+)
 from skillopt_envs_searchqa import data, prompting, scoring
 from skillopt_envs_searchqa.presets import PRESETS
 
@@ -43,41 +43,59 @@ class SearchQAEnv(Env):
     summary: ClassVar[str] = "SearchQA: Jeopardy clues answered from search snippets (EM / token F1)"
     Config: ClassVar[type[EnvConfig]] = SearchQAConfig
     presets: ClassVar[dict[str, dict[str, Any]]] = PRESETS
+    sample_description: ClassVar[str] = "bundled synthetic sample (CC0-1.0, not the real SearchQA benchmark)"
+    config: SearchQAConfig
 
-    def __init__(self, config: SearchQAConfig | None = None):
-        super().__init__(config)
-        self._source: data.DataSource | None = None
-        self._cache: dict[str, list[Task]] = {}
-        self._announced = False
+    # ------------------------------------------------------------------ data (the core's chain)
 
-    @staticmethod
-    def auto_preset(target_backend: str) -> str:
-        """Small settings on the embedded local model, the paper's everywhere else."""
-        return "small" if target_backend in ("local", "scripted") else "full"
+    def data_source(self) -> DataSource:
+        cfg = self.config
+        if cfg.split_dir and not cfg.data_path and Path(cfg.split_dir).expanduser().is_file():
+            raise ConfigError(f"env.split_dir={Path(cfg.split_dir).expanduser()} is a file; use env.data_path for one items file")
+        source = super().data_source()
+        if source.kind in ("split_dir", "data_path") and source.path.is_dir() and not data.is_split_dir(source.path):
+            raise ConfigError(
+                f"env.{source.kind}={source.path} is a directory without train/val/test items "
+                "(expected train/items.json, val/items.json, test/items.json or train.jsonl ...)"
+            )
+        if source.kind == "data_path":
+            what = "split directory" if source.path.is_dir() else "items file"
+            return attrs.evolve(source, description=f"{what} {source.path}")
+        return source
 
-    # ------------------------------------------------------------------ data
+    def real_source(self) -> DataSource | None:
+        """The materialised split (``skillopt searchqa materialize``); required by ``env.data=real``."""
+        if self.config.data == "sample":
+            return None
+        root = data.default_materialized_dir()
+        if data.is_split_dir(root):
+            return DataSource(kind="real", path=root, description=f"real SearchQA, materialized at {root}")
+        if self.config.data == "real":
+            raise ConfigError(
+                "env.data=real (the paper preset) needs the real SearchQA data, and none is materialized at "
+                f"{root}. Run `skillopt searchqa materialize` (needs `pip install datasets` and network), "
+                "or point --set env.data_path=FILE.jsonl at your own items; or use the bundled sample with "
+                "--preset small (or --set env.data=sample)."
+            )
+        return None
 
-    @property
-    def source(self) -> data.DataSource:
-        if self._source is None:
-            self._source = data.resolve_source(self.config)
-        return self._source
+    def load_real(self, source: DataSource, split: str) -> list[Task]:
+        path = split_file(source.path, split)
+        return self.tasks_from_rows(read_rows(path), split, str(path))
 
-    def load_split(self, split: str) -> list[Task]:
-        if split not in self._cache:
-            source = self.source
-            self._announce(source)
-            self._cache[split] = data.load_source(source, split)
-        return list(self._cache[split])
+    def load_data_path(self, path: Path, split: str) -> list[Task]:
+        """One items file: by each item's ``split`` field, or without one cut by ``env.split_ratio``."""
+        if path.is_dir():
+            return super().load_data_path(path, split)
+        rows = read_rows(path)
+        if rows and all(isinstance(r, dict) and "split" in r for r in rows):
+            chosen = [r for r in rows if canonical_split(str(r["split"])) == split]
+        else:
+            chosen = data.split_by_ratio(rows, data.parse_ratio(self.config.split_ratio), self.config.split_seed)[split]
+        return self.tasks_from_rows(chosen, split, str(path))
 
-    def _announce(self, source: data.DataSource) -> None:
-        """Say once, on stderr, which data this run uses (sample vs real is easy to mix up)."""
-        if self._announced:
-            return
-        self._announced = True
-        from skillopt.cli.output import info
-
-        info(f"searchqa data: [bold]{source.describe()}[/bold]")
+    def to_task(self, row: dict[str, Any], split: str) -> Task:
+        return data.item_to_task(row, split)
 
     # ------------------------------------------------------------------ rollout and score
 

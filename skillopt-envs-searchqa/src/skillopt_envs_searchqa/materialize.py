@@ -25,7 +25,7 @@ from typing import Any
 
 import attrs
 
-from skillopt.errors import ConfigError
+from skillopt.api import ConfigError
 
 DATASET = "lucadiliello/searchqa"
 SPLITS = ("train", "val", "test")

@@ -6,7 +6,7 @@ Registered under ``spreadsheetbench`` with the alias ``spreadsheet``. Heavy impo
 
 from __future__ import annotations
 
-from skillopt.hookspecs import hookimpl
+from skillopt.api import hookimpl
 
 from skillopt_envs_spreadsheet.env import SpreadsheetConfig, SpreadsheetEnv
 

@@ -15,8 +15,7 @@ from pathlib import Path
 
 import attrs
 
-from skillopt.errors import ContextLengthError
-from skillopt.records import CompletionRequest, Message, Rollout, Task, Turn, Usage
+from skillopt.api import CompletionRequest, ContextLengthError, Message, Rollout, Task, Turn, Usage
 
 from skillopt_envs_spreadsheet.grading import cell_feedback, grade, run_case, to_score, verification_report
 

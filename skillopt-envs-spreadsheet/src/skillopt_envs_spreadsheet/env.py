@@ -1,4 +1,9 @@
-"""The SpreadsheetBench env: config, presets, splits, rollout and score."""
+"""The SpreadsheetBench env: config, presets, splits, rollout and score.
+
+Splits follow the core's chain, with ``env.data_path`` (a SpreadsheetBench release, split
+by the shipped manifest or by the id items of ``env.split_dir``) first, then
+``env.split_dir`` (full items), then the bundled sample under ``sample/`` (see :mod:`.loader`).
+"""
 
 from __future__ import annotations
 
@@ -9,9 +14,9 @@ from typing import Any
 import attrs
 from attrs import validators as v
 
-from skillopt.config.schema import EnvConfig
-from skillopt.envs import Env
-from skillopt.records import Rollout, Score, Task
+from skillopt.api import DataSource, Env, EnvConfig, Rollout, Score, Task, small_preset
+
+from skillopt_envs_spreadsheet.loader import TaskSource, build_task
 
 MODES = ("single", "multi")
 
@@ -35,16 +40,18 @@ class SpreadsheetConfig(EnvConfig):
     feedback_chars: int = attrs.field(default=3000, validator=v.ge(200))
 
 
-# The local model serialises calls, so one worker: with more, queued rollouts would spend
-# their deadline waiting for the model lock.
-SMALL_PRESET: dict[str, Any] = {
-    "env": {"mode": "single", "limit": 4, "exec_timeout": 600.0, "max_completion_tokens": 256, "workers": 1},
-    "train": {"num_epochs": 1, "batch_size": 4},
-    "gradient": {"minibatch_size": 4, "max_trajectory_chars": 1500},
-    "optimizer": {"use_slow_update": False, "use_meta_skill": False},
-    "evaluation": {"sel_env_num": 4, "test_env_num": 4},
-    "model": {"optimizer": {"max_tokens": 1024}},
-}
+# On top of the shared small overlay; this env keeps the engine's gradient and learning-rate
+# settings and call deadlines. One worker: the local model serialises calls, so with more,
+# queued rollouts would spend their deadline waiting for the model lock.
+SMALL_PRESET: dict[str, Any] = small_preset(
+    env={"mode": "single", "limit": 4, "exec_timeout": 600.0, "max_completion_tokens": 256},
+    train={"batch_size": 4},
+    gradient={"minibatch_size": 4, "max_trajectory_chars": 1500, "analyst_workers": 16, "failure_only": False, "merge_batch_size": 8,
+              "min_failure_edits": 0},
+    optimizer={"learning_rate": 4, "min_learning_rate": 2, "lr_scheduler": "cosine"},
+    evaluation={"sel_env_num": 4, "test_env_num": 4},
+    model={"optimizer": {"max_tokens": 1024, "timeout_s": None}, "target": {"timeout_s": None}},
+)
 
 
 class SpreadsheetEnv(Env):
@@ -55,11 +62,11 @@ class SpreadsheetEnv(Env):
     summary = "SpreadsheetBench: Python/openpyxl code edits workbooks, graded by the official cell comparator"
     Config = SpreadsheetConfig
     presets = {"small": SMALL_PRESET, "full": {}}
+    sample_dir = "sample"
+    sample_description = "bundled generated sample"
 
     def __init__(self, config: SpreadsheetConfig | None = None):
         super().__init__(config)
-        from skillopt_envs_spreadsheet.loader import TaskSource
-
         self.source = TaskSource(
             data_path=self.config.data_path, split_dir=self.config.split_dir, split_manifest=self.config.split_manifest
         )
@@ -69,8 +76,18 @@ class SpreadsheetEnv(Env):
 
     # ------------------------------------------------------------------ contract
 
-    def load_split(self, split: str) -> list[Task]:
-        return self.source.load(split)
+    def data_source(self) -> DataSource:
+        """``env.data_path`` is a release: it wins, and ``env.split_dir`` then holds split ids."""
+        if self.source.data_path is None:
+            return super().data_source()
+        return DataSource(kind="data_path", path=self.source.data_path, description=self.source.describe())
+
+    def load_data_path(self, path: Path, split: str) -> list[Task]:
+        rows, where = self.source.rows(split)
+        return self.tasks_from_rows(rows, split, where)
+
+    def to_task(self, row: dict[str, Any], split: str) -> Task:
+        return build_task(row, self.source.root, split)
 
     def rollout(self, task: Task, skill: str, model, ctx) -> Rollout:
         from skillopt_envs_spreadsheet.agent import solve

@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from skillopt.records import Score
+from skillopt.api import Score
 
 from skillopt_envs_spreadsheet.compare import Comparison, compare_workbooks, formula_cells
 from skillopt_envs_spreadsheet.sandbox import ExecResult, Sandbox

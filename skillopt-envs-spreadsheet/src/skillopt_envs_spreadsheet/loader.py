@@ -1,13 +1,13 @@
 """Loading SpreadsheetBench tasks: the bundled sample and the real Verified-400 release.
 
-Sources, first match wins:
+Sources (the core's split-source chain, see :class:`SpreadsheetEnv`), first match wins:
 
-* ``env.split_dir``: ``train/ val/ test/`` item files (full items, or ids joined with
-  the items of ``env.data_path``); spreadsheets resolved under ``env.data_path`` when
-  set, else under the split dir. The bundled sample uses this layout.
 * ``env.data_path``: the extracted ``spreadsheetbench_verified_400`` folder (a
   ``dataset.json`` plus ``spreadsheet/<id>/``), split by the upstream ID manifest shipped
-  in this package (``env.split_manifest`` may name another manifest).
+  in this package (``env.split_manifest`` may name another manifest), or by the id items
+  of ``env.split_dir`` when that is set too; spreadsheets resolve under the release.
+* ``env.split_dir``: ``train/ val/ test/`` files of full items; spreadsheets resolve
+  under the split dir. The bundled sample uses this layout.
 * nothing: the bundled, generated sample.
 
 Test cases in a task folder: ``{no}_{id}_init.xlsx``/``{no}_{id}_golden.xlsx`` (Verified),
@@ -23,9 +23,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from skillopt.envs import read_items, split_file
-from skillopt.errors import ConfigError
-from skillopt.records import Task
+from skillopt.api import ConfigError, Task, read_items, read_rows, split_file
 
 from skillopt_envs_spreadsheet.ranges import AnswerPositionError, parse_answer_position
 
@@ -40,10 +38,6 @@ def package_path(*parts: str) -> Path:
 
 def sample_dir() -> Path:
     return package_path("sample")
-
-
-def manifest_path() -> Path:
-    return package_path("data", "verified400_split.json")
 
 
 def normalize_type(text: str) -> str:
@@ -87,19 +81,20 @@ def discover_cases(folder: Path) -> list[tuple[Path, Path]]:
     )
 
 
-def build_task(item: dict[str, Any], root: Path, split: str, where: str) -> Task:
-    """A Task from one item; every problem is an error naming the item and the field."""
+def build_task(item: dict[str, Any], root: Path, split: str) -> Task:
+    """A Task from one item; every problem is an error naming the item and the field (the
+    core adds the file and the item number)."""
     task_id = str(item.get("id", "")).strip()
     if not task_id:
-        raise ConfigError(f"{where}: an item has no 'id'")
+        raise ConfigError("an item has no 'id'")
     missing = [k for k in ("instruction", "answer_position") if not str(item.get(k, "")).strip()]
     if missing:
-        raise ConfigError(f"{where}: item {task_id!r} has no {', '.join(repr(m) for m in missing)}")
+        raise ConfigError(f"item {task_id!r} has no {', '.join(repr(m) for m in missing)}")
     position = str(item["answer_position"]).strip()
     try:
         parse_answer_position(position)
     except AnswerPositionError as exc:
-        raise ConfigError(f"{where}: item {task_id!r}: bad answer_position: {exc}") from None
+        raise ConfigError(f"item {task_id!r}: bad answer_position: {exc}") from None
     rel = str(item.get("spreadsheet_path") or f"spreadsheet/{task_id}")
     folder = Path(rel) if Path(rel).is_absolute() else root / rel
     cases = discover_cases(folder)
@@ -121,7 +116,7 @@ def build_task(item: dict[str, Any], root: Path, split: str, where: str) -> Task
 def load_manifest(path: Path | None = None) -> dict[str, list[dict[str, Any]]]:
     """Split -> id items, from the shipped upstream manifest or a user manifest (a JSON
     file with ``splits``, or a folder of ``train/ val/ test/`` item files)."""
-    path = Path(path) if path else manifest_path()
+    path = Path(path) if path else package_path("data", "verified400_split.json")
     if path.is_dir():
         return {s: read_items(split_file(path, s)) for s in ("train", "val", "test")}
     try:
@@ -151,7 +146,7 @@ def find_dataset_file(root: Path) -> Path:
 
 
 class TaskSource:
-    """Resolves the configured source once and builds Tasks per split."""
+    """The configured paths; the release's items are read once and joined with split ids."""
 
     def __init__(self, *, data_path: str = "", split_dir: str = "", split_manifest: str = ""):
         self.data_path = Path(data_path).expanduser() if data_path else None
@@ -159,42 +154,32 @@ class TaskSource:
         self.split_manifest = Path(split_manifest).expanduser() if split_manifest else None
         self._dataset: dict[str, dict[str, Any]] | None = None
 
-    @property
-    def bundled(self) -> bool:
-        return self.data_path is None and self.split_dir is None
-
     def describe(self) -> str:
-        if self.split_dir is not None:
-            return f"split dir {self.split_dir}"
+        split = f"split dir {self.split_dir}" if self.split_dir else f"manifest {self.split_manifest or 'verified400, shipped'}"
+        return f"SpreadsheetBench data {self.data_path} ({split})"
+
+    @property
+    def root(self) -> Path:
+        """Where an item's ``spreadsheet_path`` resolves: the release, else the split dir, else the sample."""
         if self.data_path is not None:
-            return f"SpreadsheetBench data {self.data_path} (manifest {self.split_manifest or 'verified400, shipped'})"
-        return "bundled generated sample"
+            return self.data_path if self.data_path.is_dir() else self.data_path.parent
+        return self.split_dir or sample_dir()
 
     def dataset(self) -> dict[str, dict[str, Any]]:
         if self._dataset is None:
             assert self.data_path is not None
-            path = find_dataset_file(self.data_path)
-            items = read_items(path)
+            items = read_items(find_dataset_file(self.data_path))
             self._dataset = {str(it.get("id")): it for it in items if isinstance(it, dict)}
         return self._dataset
 
-    def data_root(self) -> Path:
-        assert self.data_path is not None
-        return self.data_path if self.data_path.is_dir() else self.data_path.parent
-
-    def load(self, split: str) -> list[Task]:
-        if self.split_dir is not None or self.bundled:
-            folder = self.split_dir if self.split_dir is not None else sample_dir()
-            path = split_file(folder, split)
-            items = read_items(path)
-            if self.data_path is not None:
-                return self._joined(items, split, str(path))
-            return [build_task(it, folder, split, str(path)) for it in items]
-        manifest = load_manifest(self.split_manifest)
-        return self._joined(manifest[split], split, f"manifest split '{split}'")
-
-    def _joined(self, items: list[dict[str, Any]], split: str, where: str) -> list[Task]:
-        """Manifest entries (ids) completed from the dataset file, in manifest order."""
+    def rows(self, split: str) -> tuple[list[dict[str, Any]], str]:
+        """(the items of ``split``, where their ids come from): the id items of
+        ``env.split_dir`` or of the manifest, completed from the dataset file, in their order."""
+        if self.split_dir is not None:
+            path = split_file(self.split_dir, split)
+            items, where = read_rows(path), str(path)
+        else:
+            items, where = load_manifest(self.split_manifest)[split], f"manifest split '{split}'"
         data = self.dataset()
         missing = [str(it.get("id")) for it in items if str(it.get("id")) not in data]
         if missing:
@@ -203,8 +188,4 @@ class TaskSource:
                 f"(e.g. {', '.join(missing[:5])}); point env.data_path at the extracted spreadsheetbench_verified_400 "
                 "folder, or give env.split_dir / env.split_manifest for your own split"
             )
-        tasks = []
-        for it in items:
-            full = {**it, **data[str(it.get("id"))]}  # the release's own fields win over the manifest's
-            tasks.append(build_task(full, self.data_root(), split, where))
-        return tasks
+        return [{**it, **data[str(it.get("id"))]} for it in items], where  # the release's own fields win

@@ -162,12 +162,11 @@ def secret_paths() -> list[str]:
              ".npmrc", ".local/share/skillopt"]
     paths = [home / n for n in names]
     try:
-        from skillopt import paths as sk_paths
+        from skillopt.api import cache_dir, config_dir
 
-        paths += [sk_paths.config_dir(), sk_paths.cache_dir()]
-        override = sk_paths.home_override()
-        if override is not None:
-            paths.append(override)
+        paths += [config_dir(), cache_dir()]
+        if os.environ.get("SKILLOPT_HOME"):
+            paths.append(Path(os.environ["SKILLOPT_HOME"]).expanduser())
     except Exception:  # noqa: BLE001 - optional: the sandbox works without skillopt installed
         pass
     # Never hide a folder the interpreter or its packages live in (a venv under ~/.config, say).

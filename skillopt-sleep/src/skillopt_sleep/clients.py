@@ -10,8 +10,7 @@ an unknown name is an error listing the installed ones, never a silent fallback.
 from __future__ import annotations
 
 import attrs
-from skillopt.calls import Ledger, ModelClient
-from skillopt.config.schema import ModelConfig, RoleConfig, RunConfig
+from skillopt.api import Ledger, ModelClient, ModelConfig, RoleConfig, RunConfig
 
 from skillopt_sleep.options import SleepOptions
 
@@ -41,7 +40,7 @@ def run_config(opts: SleepOptions) -> RunConfig:
 
 
 def build(opts: SleepOptions, *, handoff_dir=None) -> NightClients:
-    from skillopt.engine.models import build_clients
+    from skillopt.api import build_clients
 
     cfg = run_config(opts)
     if handoff_dir is not None:
@@ -54,7 +53,7 @@ def build(opts: SleepOptions, *, handoff_dir=None) -> NightClients:
                 target=attrs.evolve(cfg.model.target, options=options),
             ),
         )
-    from skillopt.errors import ConfigError, PluginError
+    from skillopt.api import ConfigError, PluginError
 
     ledger = Ledger(max_cost_usd=opts.max_cost_usd, max_calls=opts.max_calls, max_tokens=opts.max_tokens)
     try:

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime, timezone
 
-from skillopt.errors import BudgetExceeded
+from skillopt.api import BudgetExceeded
 
 from skillopt_sleep import documents, gather, pin
 from skillopt_sleep.mining.tasks import SleepTask
@@ -33,7 +33,7 @@ def run_night(
 
     project = opts.project_path
     if not project.is_dir():
-        from skillopt.errors import ConfigError
+        from skillopt.api import ConfigError
 
         raise ConfigError(f"--project: {project} is not a directory")
     if clients is None:

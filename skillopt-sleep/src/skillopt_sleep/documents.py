@@ -13,9 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import attrs
-from skillopt.errors import ConfigError
-from skillopt.records import Edit, EditResult
-from skillopt.skilldoc import apply_edits, get_block, set_block
+from skillopt.api import ConfigError, Edit, EditResult, apply_edits, get_block, set_block
 
 LEARNED_START = "<!-- SKILLOPT-SLEEP:LEARNED START -->"
 LEARNED_END = "<!-- SKILLOPT-SLEEP:LEARNED END -->"
@@ -77,10 +75,10 @@ class DocEdit:
 
 def agent_files(agent: str) -> tuple[str, str]:
     """(memory file, skill dir) an agent reads, from its harvester plugin when it says."""
-    from skillopt.registry import get
+    from skillopt.api import get_component
 
     try:
-        cls = get("harvesters", agent).obj
+        cls = get_component("harvesters", agent).obj
     except Exception:  # noqa: BLE001 - unknown or third-party agent: the open standard files
         return DEFAULT_MEMORY, DEFAULT_SKILL_DIR
     return getattr(cls, "memory_file", DEFAULT_MEMORY) or DEFAULT_MEMORY, getattr(

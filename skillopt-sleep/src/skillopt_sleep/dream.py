@@ -24,8 +24,7 @@ import hashlib
 from collections.abc import Sequence
 
 import attrs
-from skillopt.errors import BudgetExceeded, Cancelled, SkillOptError
-from skillopt.records import CompletionRequest, Message
+from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Message, SkillOptError
 
 from skillopt_sleep.judging import run_check
 from skillopt_sleep.mining.cluster import features

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from skillopt.serde import to_data
+from skillopt.api import to_data
 
 from skillopt_sleep import pin
 from skillopt_sleep.dream import dream

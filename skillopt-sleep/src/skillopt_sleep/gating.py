@@ -9,18 +9,16 @@ or too many errors reject the candidate outright.
 
 from __future__ import annotations
 
-from skillopt.config.schema import EvaluationConfig
-from skillopt.records import GateAction, Verdict
+from skillopt.api import EvaluationConfig, GateAction, Verdict
 
 from skillopt_sleep.replay import ReplayResult
 
 
 def make_gate(name: str, config: EvaluationConfig):
-    from skillopt.errors import ConfigError, PluginError
-    from skillopt.registry import get
+    from skillopt.api import ConfigError, PluginError, get_component
 
     try:
-        return get("gates", name).obj(config)
+        return get_component("gates", name).obj(config)
     except PluginError as exc:
         raise ConfigError(f"--gate: {exc}") from None
 

@@ -17,10 +17,7 @@ import os
 import threading
 from pathlib import Path
 
-from skillopt.backends import Backend, BackendSettings
-from skillopt.errors import BackendError
-from skillopt.hookspecs import hookimpl
-from skillopt.records import Completion, CompletionRequest
+from skillopt.api import Backend, BackendError, BackendSettings, Completion, CompletionRequest, hookimpl
 
 from skillopt_sleep.fsutil import ensure_dir, read_json, write_atomic, write_json
 from skillopt_sleep.redaction import scrub
@@ -54,9 +51,9 @@ class HandoffBackend(Backend):
         if configured:
             self.dir = Path(configured).expanduser()
         else:
-            from skillopt import paths
+            from skillopt.api import state_dir
 
-            self.dir = paths.state_dir() / "sleep" / "handoff"
+            self.dir = state_dir() / "sleep" / "handoff"
         self._lock = threading.Lock()
 
     def identity(self) -> dict:

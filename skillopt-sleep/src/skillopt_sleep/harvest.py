@@ -15,8 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 import attrs
-from skillopt.errors import ConfigError, PluginError
-from skillopt.records import Session
+from skillopt.api import ConfigError, PluginError, Session
 
 from skillopt_sleep.harvesters._sqlite import SchemaMismatch
 
@@ -42,11 +41,11 @@ class HarvestResult:
 
 def resolve_harvesters(names: tuple[str, ...], roots: dict[str, tuple[Path, ...]]) -> list[tuple[str, object]]:
     """``(name, harvester)`` pairs; ``auto`` means every installed one with data present."""
-    from skillopt.registry import get, get_registry
+    from skillopt.api import get_component, load_components
 
     if not names or "auto" in names:
         chosen = []
-        for comp in get_registry().load_all("harvesters"):
+        for comp in load_components("harvesters"):
             harvester = comp.obj()
             override = list(roots.get(comp.name, ()))
             if harvester.available(override or None):
@@ -55,7 +54,7 @@ def resolve_harvesters(names: tuple[str, ...], roots: dict[str, tuple[Path, ...]
     out = []
     for name in names:
         try:
-            comp = get("harvesters", name)
+            comp = get_component("harvesters", name)
         except PluginError as exc:
             raise ConfigError(f"--source: {exc}") from None
         out.append((comp.name, comp.obj()))

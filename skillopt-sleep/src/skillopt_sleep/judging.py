@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from skillopt.records import CompletionRequest, Message, Score
+from skillopt.api import CompletionRequest, Message, Score
 
 from skillopt_sleep.harvesters._base import sanitize_tool_name
 from skillopt_sleep.mining.tasks import CHECK_OPS, Check

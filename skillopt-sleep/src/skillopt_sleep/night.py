@@ -13,9 +13,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import attrs
-from skillopt.config.schema import EvaluationConfig
-from skillopt.records import Verdict
-from skillopt.serde import to_data
+from skillopt.api import EvaluationConfig, Verdict, to_data
 
 from skillopt_sleep import contrast, documents, gating, reflect
 from skillopt_sleep.documents import Doc, DocEdit

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from skillopt.errors import ConfigError
+from skillopt.api import ConfigError
 
 MINERS = ("auto", "heuristic", "llm")
 REFLECTORS = ("auto", "heuristic", "llm")

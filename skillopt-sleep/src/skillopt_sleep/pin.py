@@ -18,8 +18,7 @@ import hashlib
 from pathlib import Path
 
 import attrs
-from skillopt.errors import ConfigError
-from skillopt.serde import from_data, to_data
+from skillopt.api import ConfigError, from_data, to_data
 
 from skillopt_sleep.fsutil import read_json, write_json
 from skillopt_sleep.mining.tasks import SleepTask

@@ -9,7 +9,7 @@ archive shared by every project, by bag-of-words overlap).
 
 from __future__ import annotations
 
-from skillopt.serde import from_data
+from skillopt.api import from_data
 
 from skillopt_sleep.mining.cluster import features, similarity
 from skillopt_sleep.mining.tasks import Check, Lesson, SleepTask

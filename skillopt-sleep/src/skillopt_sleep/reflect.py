@@ -13,9 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from itertools import zip_longest
 
-from skillopt.errors import BudgetExceeded, Cancelled, SkillOptError
-from skillopt.records import CompletionRequest, Edit, Message
-from skillopt.skilldoc import normalise
+from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Edit, Message, SkillOptError, normalise_skill
 
 from skillopt_sleep.documents import LEARNED_END, LEARNED_START, Doc, DocEdit
 from skillopt_sleep.mining.tasks import Lesson, SleepTask
@@ -48,7 +46,7 @@ EDITS_SCHEMA = {
 
 
 def _known(docs: Sequence[Doc]) -> str:
-    return normalise("\n".join(d.rules() for d in docs))
+    return normalise_skill("\n".join(d.rules() for d in docs))
 
 
 def heuristic_edits(tasks: Sequence[SleepTask], train: ReplayResult, docs: Sequence[Doc], budget: int) -> list[DocEdit]:
@@ -67,7 +65,7 @@ def heuristic_edits(tasks: Sequence[SleepTask], train: ReplayResult, docs: Seque
     out: list[DocEdit] = []
     for lesson, task_ids in order:
         content = "- " + clip(lesson.text, MAX_RULE_CHARS)
-        if normalise(content.lstrip("- ")) in known:
+        if normalise_skill(content.lstrip("- ")) in known:
             continue
         why = f"{len(task_ids)} failing task(s), {lesson.support} session(s): " + "; ".join(lesson.evidence[:2])
         out.append(
@@ -191,7 +189,7 @@ def merge(heuristic: list[DocEdit], llm: list[DocEdit], budget: int) -> list[Doc
         for e in pair:
             if e is None:
                 continue
-            key = normalise(e.edit.content) or f"{e.edit.op}:{normalise(e.edit.target)}"
+            key = normalise_skill(e.edit.content) or f"{e.edit.op}:{normalise_skill(e.edit.target)}"
             if key in seen:
                 continue
             seen.add(key)

@@ -14,9 +14,7 @@ import concurrent.futures as cf
 from collections.abc import Sequence
 
 import attrs
-from skillopt.errors import BudgetExceeded, Cancelled, SkillOptError
-from skillopt.gates import Evaluation
-from skillopt.records import CompletionRequest, Message, skill_hash
+from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Evaluation, Message, SkillOptError, skill_hash
 
 from skillopt_sleep.documents import Doc
 from skillopt_sleep.judging import score_checks, score_rubric

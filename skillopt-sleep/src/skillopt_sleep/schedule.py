@@ -19,7 +19,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from skillopt.errors import ConfigError, SkillOptError
+from skillopt.api import ConfigError, SkillOptError
 
 BEGIN = "# >>> skillopt-sleep (managed) >>>"
 END = "# <<< skillopt-sleep (managed) <<<"

@@ -29,9 +29,9 @@ def project_key(project: Path) -> str:
 
 
 def project_state_dir(project: Path) -> Path:
-    from skillopt import paths
+    from skillopt.api import state_dir
 
-    return ensure_dir(paths.state_dir() / "sleep" / project_key(project))
+    return ensure_dir(state_dir() / "sleep" / project_key(project))
 
 
 @attrs.define(kw_only=True)

@@ -13,8 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
-from skillopt.errors import ConfigError
-from skillopt.serde import from_data, to_data
+from skillopt.api import ConfigError, from_data, to_data
 
 from skillopt_sleep.fsutil import read_json, write_json
 from skillopt_sleep.judging import validate_checks

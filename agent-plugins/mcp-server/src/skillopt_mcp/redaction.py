@@ -15,7 +15,7 @@ from typing import Any
 
 def redact_result(data: Any) -> Any:
     """A copy of a command's JSON result with secret-named keys and secret-shaped text masked."""
-    from skillopt.redact import redact_data
+    from skillopt.api import redact_data
 
     return redact_data(data)
 

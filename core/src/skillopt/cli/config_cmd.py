@@ -47,7 +47,11 @@ def keys(as_json: JsonOpt = False) -> None:
     """List every config key with its type, default and meaning."""
     from skillopt.config.reference import help_for, schema_keys, type_name
 
+    from skillopt.plugin_config import SECTIONS, plugin_keys
+
     rows = [{"key": k, "type": type_name(t), "default": d, "help": help_for(k)} for k, t, d in schema_keys()]
+    for section in SECTIONS:  # every installed plugin's own keys, under its section
+        rows += [{"key": k, "type": type_name(t), "default": d, "help": h} for k, t, d, h in plugin_keys(section)]
     if as_json:
         print_json(rows)
         return

@@ -28,17 +28,25 @@ def _rows(kind: str, load: bool) -> list[dict]:
     for ep in eps:
         counts.setdefault(ep.name, set()).add(ep.distribution)
     summaries: dict[str, str] = {}
+    registered: dict[str, object] = {}  # plugin name -> the component it registered
     if load:
         for comp in get_registry().load_all(kind):
             summaries[comp.name] = comp.summary
+            registered.setdefault(comp.plugin_name, comp)
     host = get_host()
     rows = []
     for (_dist, _value), group in by_value.items():
-        # Installed metadata cannot say which name is canonical (build backends sort entry
-        # points), so without importing we show the longest as the name, the rest as aliases
-        # (`livemath` / `math`); `--load` shows what the plugin itself registered.
+        # Without importing, only entry-point names are known: a plugin declares one entry
+        # point per component, named like the component (``Env.name``), and gives aliases
+        # to ``register()``. Several entry points on one module (older plugins) show the
+        # longest as the name; ``--load`` shows what the plugin itself registered.
         group = sorted(group, key=lambda e: (-len(e.name), e.name))
         main, aliases = group[0], [e.name for e in group[1:]]
+        comp = next((registered[e.plugin_name] for e in group if e.plugin_name in registered), None)
+        if comp is not None:  # the plugin's own word on its name (Env.name) and aliases
+            names = [comp.name, *comp.aliases, *(e.name for e in group)]
+            display = comp.name
+            aliases = sorted({n for n in names if n != display})
         status = "ok"
         if is_disabled(main):
             status = "disabled"
@@ -48,13 +56,13 @@ def _rows(kind: str, load: bool) -> list[dict]:
             status = "conflict: also provided by " + ", ".join(sorted(counts[main.name] - {main.distribution}))
         rows.append(
             {
-                "name": main.name,
+                "name": comp.name if comp is not None else main.name,
                 "aliases": aliases,
                 "module": main.value,
                 "distribution": main.distribution,
                 "version": main.version,
                 "status": status,
-                "summary": summaries.get(main.name, ""),
+                "summary": summaries.get(comp.name if comp is not None else main.name, ""),
             }
         )
     return sorted(rows, key=lambda r: r["name"])

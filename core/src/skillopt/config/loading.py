@@ -48,6 +48,9 @@ class ConfigSources:
     assignments: tuple[str, ...] = ()
     flags: dict[str, Any] = attrs.field(factory=dict)
     preset: dict[str, Any] = attrs.field(factory=dict)
+    #: check plugin sections against the installed plugins' Config classes (off only
+    #: for callers that resolve a config without plugins, such as schema tests)
+    plugin_sections: bool = True
 
 
 def load_config_file(path: Path) -> dict[str, Any]:
@@ -104,18 +107,31 @@ def env_name_of(sources: ConfigSources) -> str:
     return str(sources.flags.get("env.name") or name or "")
 
 
+def check_raw(raw: dict[str, Any], env_cls: type[EnvConfig] = EnvConfig) -> None:
+    """Raise ConfigError naming the first key of ``raw`` the schema does not declare."""
+    rest = dict(raw)
+    env_raw = rest.pop("env", {}) or {}
+    if not isinstance(env_raw, dict):
+        raise ConfigError("config section 'env' must be a table")
+    check_known_keys(rest, RunConfig)
+    check_known_keys(env_raw, env_cls, prefix="env")
+
+
 def resolve_config(sources: ConfigSources, env_cls: type[EnvConfig] = EnvConfig) -> RunConfig:
     """Build the frozen :class:`RunConfig`; unknown keys are errors naming the key."""
     raw = raw_layers(sources, env_cls)
+    check_raw(raw, env_cls)
     env_raw = raw.pop("env", {}) or {}
-    if not isinstance(env_raw, dict):
-        raise ConfigError("config section 'env' must be a table")
-    check_known_keys(raw, RunConfig)
-    check_known_keys(env_raw, env_cls, prefix="env")
     cfg = structure_strict(raw, RunConfig)
     env = structure_strict(env_raw, env_cls, where="env")
     mode = canonical_update_mode(cfg.optimizer.skill_update_mode)
-    return attrs.evolve(cfg, env=env, optimizer=attrs.evolve(cfg.optimizer, skill_update_mode=mode))
+    cfg = attrs.evolve(cfg, env=env, optimizer=attrs.evolve(cfg.optimizer, skill_update_mode=mode))
+    if not sources.plugin_sections:
+        return cfg
+    from skillopt.plugin_config import resolve_sections
+
+    sections = resolve_sections(raw, {"gates": cfg.evaluation.gate if cfg.evaluation.use_gate else "", "edit_policies": mode})
+    return attrs.evolve(cfg, **sections)
 
 
 def apply_assignment(raw: dict[str, Any], assignment: str, env_cls: type[EnvConfig] = EnvConfig) -> dict[str, Any]:
@@ -137,6 +153,12 @@ def field_type(dotted: str, env_cls: type[EnvConfig] = EnvConfig) -> Any:
     """The schema type at a dotted path; raises for an unknown key."""
     cls: Any = RunConfig
     parts = dotted.split(".")
+    from skillopt.plugin_config import SECTIONS
+
+    if parts[0] in SECTIONS and len(parts) >= 3:
+        from skillopt.plugin_config import field_type as plugin_field_type
+
+        return plugin_field_type(parts)
     for i, part in enumerate(parts):
         if cls is _FREE:
             return Any

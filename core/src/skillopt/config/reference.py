@@ -99,6 +99,10 @@ HELP = {
     "env.workers": "parallel rollouts",
     "env.exec_timeout": "seconds an env may spend on one rollout (the engine adds the model calls' retry time before it gives up)",
     "env.max_completion_tokens": "max tokens of a target reply (None = the env's default)",
+    "gates": "typed settings of gate plugins, [gates.NAME] (the selected gate's defaults filled in)",
+    "edit_policies": "typed settings of edit-policy plugins, [edit_policies.NAME] (the selected policy's defaults filled in)",
+    "backends": "typed settings of backend plugins, [backends.NAME]",
+    "observers": "typed settings of observer plugins, [observers.NAME]",
     "out_dir": "run directory ('' = a new timestamped folder under the user data dir)",
     "preset": "env preset applied under your settings ('' = the env's choice: small on the local model)",
 }

@@ -112,40 +112,67 @@ class EvaluationConfig:
 
 
 @attrs.frozen(kw_only=True)
-class RoleConfig:
-    """One model role (optimizer or target). Empty strings inherit from ``[model]``."""
+class Connection:
+    """How to reach one model: the settings a provider adds once, shared by ``[model]``,
+    ``[model.optimizer]``, ``[model.target]`` and what a backend receives.
 
-    backend: str = ""
+    The merge rule (:func:`merge_connection`): a role's value wins when it is set (not ''
+    and not None), else ``[model]``'s; ``options`` merge key by key, the role's on top.
+    One exception, from upstream: ``[model].reasoning_effort`` reaches the optimizer only."""
+
+    #: model or deployment name ('' = the backend's ``default_model``)
     model: str = ""
+    #: endpoint of OpenAI-compatible servers and Azure ('' = the provider's default)
     base_url: str = ""
+    #: the key itself (prefer ``api_key_env`` or ``skillopt keys set``); redacted everywhere
     api_key: str = attrs.field(default="", repr=False)
+    #: name of the environment variable holding the key
     api_key_env: str = ""
+    #: Azure OpenAI ``api-version``
     api_version: str = ""
+    #: Azure OpenAI authentication: ``api_key`` or ``entra``
     auth_mode: str = ""
+    #: sampling temperature (None = the provider's default)
     temperature: float | None = None
-    max_tokens: int | None = None
+    #: reasoning effort for reasoning models ('' = the provider's default)
     reasoning_effort: str = ""
+    #: per-call timeout in seconds (None = inherit)
     timeout_s: float | None = None
-    max_in_flight: int | None = None
+    #: backend-specific options (``{n_ctx = 4096}``, ``{structured = "json_object"}``)
     options: dict[str, Any] = attrs.field(factory=dict)
+
+
+def merge_connection(shared: Connection, role: Connection, role_name: str) -> dict[str, Any]:
+    """The connection fields of one role under the merge rule (see :class:`Connection`)."""
+    out: dict[str, Any] = {}
+    for field in attrs.fields(Connection):
+        mine, base = getattr(role, field.name), getattr(shared, field.name)
+        if field.name == "options":
+            out["options"] = {**base, **mine}
+        elif field.name == "reasoning_effort" and role_name != "optimizer":
+            out[field.name] = mine
+        else:
+            out[field.name] = mine if mine not in ("", None) else base
+    return out
 
 
 @attrs.frozen(kw_only=True)
-class ModelConfig:
+class RoleConfig(Connection):
+    """One model role (optimizer or target). Unset values inherit from ``[model]``."""
+
+    backend: str = ""
+    max_tokens: int | None = None
+    max_in_flight: int | None = None
+
+
+@attrs.frozen(kw_only=True)
+class ModelConfig(Connection):
     """Backends for both roles plus the shared call pipeline settings."""
 
     backend: str = "auto"
-    model: str = ""
-    base_url: str = ""
-    api_key: str = attrs.field(default="", repr=False)
-    api_key_env: str = ""
-    api_version: str = ""
-    auth_mode: str = ""
     local_path: str = ""
-    temperature: float | None = None
     reasoning_effort: str = "medium"
     timeout_s: float = 120.0
-    options: dict[str, Any] = attrs.field(factory=dict)
     optimizer: RoleConfig = RoleConfig()
     target: RoleConfig = RoleConfig()
     cache: str = attrs.field(default="read-write", validator=_one_of(CACHE_MODES))
@@ -189,6 +216,11 @@ class RunConfig:
     evaluation: EvaluationConfig = EvaluationConfig()
     budget: BudgetConfig = BudgetConfig()
     env: EnvConfig = EnvConfig()
+    #: per-plugin typed settings, ``{name: {key: value}}`` (see :mod:`skillopt.plugin_config`)
+    gates: dict[str, dict[str, Any]] = attrs.field(factory=dict)
+    edit_policies: dict[str, dict[str, Any]] = attrs.field(factory=dict)
+    backends: dict[str, dict[str, Any]] = attrs.field(factory=dict)
+    observers: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     out_dir: str = ""
     preset: str = ""
 

@@ -6,7 +6,7 @@ import os
 
 from skillopt.backends import Backend, BackendSettings
 from skillopt.calls import CallCache, Ledger, ModelClient, RetryPolicy
-from skillopt.config.schema import RunConfig
+from skillopt.config.schema import RunConfig, merge_connection
 from skillopt.errors import ConfigError
 from skillopt.records import Usage
 from skillopt.redact import register_secret
@@ -19,7 +19,7 @@ def backend_name(cfg: RunConfig, role: str) -> tuple[str, str]:
         return name, ""
     from skillopt.registry import get_registry
 
-    candidates = [c for c in get_registry().load_all("backends") if getattr(c.obj, "auto_priority", None) is not None]
+    candidates = [c for c in get_registry().load_all("backends") if c.obj.auto_priority is not None]
     candidates.sort(key=lambda c: c.obj.auto_priority)
     for comp in candidates:
         try:
@@ -27,7 +27,7 @@ def backend_name(cfg: RunConfig, role: str) -> tuple[str, str]:
         except Exception:  # noqa: BLE001 - a broken probe just means "not this one"
             ready = False
         if ready:
-            reason = getattr(comp.obj, "auto_reason", "") or f"{comp.name} is configured"
+            reason = comp.obj.auto_reason or f"{comp.name} is configured"
             return comp.name, reason
     raise ConfigError(
         "no model backend is available: install skillopt-backends "
@@ -42,22 +42,26 @@ def role_settings(cfg: RunConfig, role: str, name: str, backend_cls: type[Backen
     if key_env and not api_key:
         raise ConfigError(f"model.{role}.api_key_env names {key_env}, but that environment variable is not set")
     register_secret(api_key)
+    merged = merge_connection(m, rc, role)
+    merged.update(api_key=api_key, api_key_env=key_env, model=merged["model"] or backend_cls.default_model,
+                  timeout_s=merged["timeout_s"] if merged["timeout_s"] is not None else m.timeout_s)
     return BackendSettings(
+        **merged,
         name=name,
         role=role,
-        model=rc.model or m.model or backend_cls.default_model,
-        base_url=rc.base_url or m.base_url,
-        api_key=api_key,
-        api_key_env=key_env,
-        api_version=rc.api_version or m.api_version,
-        auth_mode=rc.auth_mode or m.auth_mode,
-        temperature=rc.temperature if rc.temperature is not None else m.temperature,
         max_tokens=rc.max_tokens,
-        reasoning_effort=rc.reasoning_effort or (m.reasoning_effort if role == "optimizer" else ""),
-        timeout_s=rc.timeout_s if rc.timeout_s is not None else m.timeout_s,
         local_path=m.local_path,
-        options={**m.options, **rc.options},
+        config=_typed(cfg, name, backend_cls),
     )
+
+
+def _typed(cfg: RunConfig, name: str, backend_cls: type[Backend]):
+    from skillopt.plugin_config import settings_for
+
+    cls = backend_cls.Config
+    if cls is None:
+        return None
+    return settings_for(cfg, "backends", name, cls) or cls()
 
 
 def make_pricer(cfg: RunConfig):
@@ -85,6 +89,11 @@ def open_cache(cfg: RunConfig) -> CallCache | None:
     return CallCache(paths.cache_dir() / "calls.sqlite3")
 
 
+def _in_flight(configured: int, backend_limit: int | None) -> int:
+    """The configured limit, never above what the backend says it can serve at once."""
+    return min(configured, backend_limit) if backend_limit else configured
+
+
 def build_clients(cfg: RunConfig, *, ledger: Ledger, roles=("target", "optimizer"), cancel=None) -> tuple[dict[str, ModelClient], dict[str, str]]:
     """One :class:`ModelClient` per role, sharing the ledger, cache and limits."""
     from skillopt.registry import get
@@ -104,7 +113,7 @@ def build_clients(cfg: RunConfig, *, ledger: Ledger, roles=("target", "optimizer
             ledger=ledger,
             cache=cache,
             cache_mode=cfg.model.cache,
-            max_in_flight=rc.max_in_flight or cfg.model.max_in_flight,
+            max_in_flight=_in_flight(rc.max_in_flight or cfg.model.max_in_flight, comp.obj.max_concurrency),
             retry=RetryPolicy(max_retries=cfg.model.max_retries),
             schema_retries=cfg.model.schema_retries,
             pricer=make_pricer(cfg),

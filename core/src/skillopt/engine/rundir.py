@@ -8,12 +8,11 @@ JSONL; a torn last line is ignored on read.
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from skillopt.fsio import write_atomic
 from skillopt.redact import redact_data, redact_text
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -26,15 +25,7 @@ def safe_name(text: str, limit: int = 80) -> str:
 
 
 def write_text(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    write_atomic(path, text)
 
 
 def write_json(path: Path, data: Any) -> None:

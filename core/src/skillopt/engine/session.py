@@ -50,11 +50,33 @@ def auto_preset(env_cls, cfg: RunConfig) -> str:
     the paper's exact gate: see :mod:`skillopt.config.presets`)."""
     from skillopt.engine.models import backend_name
 
+    from skillopt.errors import PluginError
+    from skillopt.registry import get
+
     target, _ = backend_name(cfg, "target")
-    chooser = getattr(env_cls, "auto_preset", None)
-    if callable(chooser):
-        return chooser(target) or ""
-    return "small" if target == "local" and "small" in env_cls.presets else ""
+    try:
+        backend_cls = get("backends", target).obj
+    except PluginError:
+        backend_cls = None  # the run itself reports the unknown backend
+    return env_cls.auto_preset(backend_cls) or ""
+
+
+def build_gate(cfg: RunConfig):
+    """The run's gate with its typed ``[gates.NAME]`` settings."""
+    from skillopt.plugin_config import settings_for
+    from skillopt.registry import get
+
+    comp = get("gates", cfg.evaluation.gate)
+    return comp.obj(cfg.evaluation, settings=settings_for(cfg, "gates", cfg.evaluation.gate, comp.obj.Config))
+
+
+def build_policy(cfg: RunConfig):
+    """The run's edit policy with its typed ``[edit_policies.NAME]`` settings."""
+    from skillopt.plugin_config import settings_for
+    from skillopt.registry import get
+
+    comp = get("edit_policies", cfg.optimizer.skill_update_mode)
+    return comp.obj(settings=settings_for(cfg, "edit_policies", cfg.optimizer.skill_update_mode, comp.obj.Config))
 
 
 def default_out_dir(cfg: RunConfig) -> Path:
@@ -142,12 +164,10 @@ class Session:
         from skillopt.engine.observers import Observers
         from skillopt.engine.progress import RichReporter
         from skillopt.engine.trainer import Trainer
-        from skillopt.registry import get
 
         out = rundir.root
         fingerprint, changes = self._guard_resume(rundir, data, force_config)
-        policy = get("edit_policies", cfg.optimizer.skill_update_mode).obj()
-        gate = get("gates", cfg.evaluation.gate).obj(cfg.evaluation)
+        policy, gate = build_policy(cfg), build_gate(cfg)
         env = self.env_cls(cfg.env)
         clients, ledger = self._clients(("target", "optimizer"))
         try:
@@ -165,7 +185,7 @@ class Session:
         try:
             trainer = Trainer(
                 cfg=cfg, env=env, target=clients["target"], optimizer=clients["optimizer"], policy=policy, gate=gate,
-                out_dir=out, ledger=ledger, reporter=reporter, observers=Observers.installed(), config_data=data,
+                out_dir=out, ledger=ledger, reporter=reporter, observers=Observers.installed(cfg), config_data=data,
             )
             return trainer.train(fingerprint, config_changes=changes, lock=lock)
         finally:
@@ -186,9 +206,14 @@ class Session:
         split = canonical_split(split)
         cfg = self.cfg
         out = Path(cfg.out_dir).expanduser() if cfg.out_dir else default_out_dir(cfg).with_name(f"eval-{cfg.env.name}-{time.strftime('%Y%m%d-%H%M%S')}")
+        from skillopt.engine.observers import Observers, RunInfo
+
         env = self.env_cls(cfg.env)
         clients, ledger = self._clients(("target",))
         reporter = RichReporter(ledger)
+        observers = Observers.installed(cfg)
+        run_info = RunInfo(out_dir=out, env=cfg.env.name, mode="eval", config=redacted_config_data(cfg))
+        observers.run_started(run_info)
         try:
             runner = RolloutRunner(env, clients["target"], workers=cfg.env.workers, timeout_s=cfg.env.exec_timeout,
                                    deadline_s=rollout_deadline(cfg, clients["target"]), reporter=reporter)
@@ -212,6 +237,7 @@ class Session:
             "out_dir": str(out),
         }
         write_json(out / "eval_summary.json", summary)
+        observers.run_finished(run_info, summary)
         self._say(f"{split}: hard {evaluation.hard:.3f} soft {evaluation.soft:.3f} on {evaluation.n} items -> {out / 'eval_summary.json'}")
         if evaluation.missing:
             self._say(f"[yellow]{missing_summary(rollouts)}; left out of the scores. Re-run the same command to retry them.[/yellow]")

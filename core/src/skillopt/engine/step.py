@@ -88,7 +88,7 @@ def run_step(run: RunContext, plan: StepPlan, current: Current) -> StepOutcome:
     lap("apply")
     base.update(merge=merged, select=selected, apply=applied)
     if applied.candidate == current.skill:
-        action = StepAction.SKIP_NO_CHANGE if run.policy.name == "patch" else StepAction.SKIP_NO_REWRITE
+        action = StepAction.SKIP_NO_CHANGE if run.policy.edits_skill else StepAction.SKIP_NO_REWRITE
         return StepOutcome(action=action, candidate=current.skill, **base)
     say(f"{head}: gate")
     forced = "" if run.cfg.evaluation.use_gate else "evaluation.use_gate=false: accepted without comparison (validation still measured)"

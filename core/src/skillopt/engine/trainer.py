@@ -167,7 +167,7 @@ class Trainer:
             if lock.took_over is not None:
                 self.reporter.line(f"[yellow]note:[/yellow] took over the lock of {lock.took_over.describe()} (no longer running)")
             run = self.context()
-            self.observers.run_started(self.run_info)
+            self.announce_start()
             stopped: Stop | None = None
             current: str | None = None  # None until the baseline exists (a skill may be empty)
             try:
@@ -193,6 +193,25 @@ class Trainer:
         finally:
             self.ledger.close()
             lock.release()
+
+    def announce_start(self) -> None:
+        """``run_started``; on a resume, then ``step_finished`` again for every step
+        finished before the interruption, so an observer in this new process (a tracker
+        that lost its connection) sees the whole run. Observers key on ``step.step``."""
+        import attrs
+
+        from skillopt.records import StepRecord
+
+        try:
+            entries = reporting.step_entries(read_json(self.rundir.history, []) or [])
+            prior = [from_data(entry, StepRecord) for entry in entries]
+        except Exception:  # noqa: BLE001 - a damaged history is the trainer's to report, not the observers'
+            prior = []
+        if prior:
+            self.run_info = attrs.evolve(self.run_info, resumed=True, resumed_after_step=max(r.step for r in prior))
+        self.observers.run_started(self.run_info)
+        for record in prior:
+            self.observers.step_finished(self.run_info, record)
 
     def loop(self, run: RunContext, current: str) -> str:
         for ep in range(1, self.cfg.train.num_epochs + 1):

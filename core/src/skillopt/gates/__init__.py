@@ -26,16 +26,22 @@ class Evaluation:
     """One skill's scores on a split: ``items[item_id]`` lists (hard, soft) per valid
     repeat; ``missing[item_id]`` says why an item has no valid repeat at all."""
 
+    #: the evaluated skill text
     skill: str
+    #: its ``skill_hash``
     skill_hash: str
+    #: ``val`` or ``test``
     split: str
+    #: item id -> (hard, soft) of each valid repeat
     items: dict[str, list[tuple[float, float]]]
+    #: item id -> why it has no valid repeat (the first line of the provider error)
     missing: dict[str, str] = attrs.field(factory=dict)
     #: task type of each item (gates may weigh or guard by type)
     task_types: dict[str, str] = attrs.field(factory=dict)
 
     @property
     def n(self) -> int:
+        """Items with at least one valid repeat."""
         return len(self.items)
 
     def only(self, item_ids) -> Evaluation:
@@ -44,6 +50,7 @@ class Evaluation:
         return attrs.evolve(self, items={k: v for k, v in self.items.items() if k in keep}, missing={})
 
     def item_metric(self, metric: str, weight: float = 0.5) -> dict[str, float]:
+        """Item id -> ``metric`` (``hard``, ``soft`` or ``mixed``) averaged over its repeats."""
         out = {}
         for item_id, runs in self.items.items():
             vals = [metric_of(hard, soft, metric, weight) for hard, soft in runs]
@@ -51,19 +58,23 @@ class Evaluation:
         return out
 
     def mean(self, metric: str = "hard", weight: float = 0.5) -> float:
+        """``metric`` averaged over items (each item's repeats averaged first); 0.0 with no items."""
         per_item = self.item_metric(metric, weight)
         return sum(per_item.values()) / len(per_item) if per_item else 0.0
 
     @property
     def hard(self) -> float:
+        """Mean hard score over items."""
         return self.mean("hard")
 
     @property
     def soft(self) -> float:
+        """Mean soft score over items."""
         return self.mean("soft")
 
 
 def metric_of(hard: float, soft: float, metric: str, weight: float = 0.5) -> float:
+    """One result's ``metric``: ``hard``, ``soft``, or ``mixed`` (``weight`` on soft)."""
     if metric == "hard":
         return hard
     if metric == "soft":
@@ -89,8 +100,11 @@ def semantic_density(skill: str, leading_words: tuple[str, ...]) -> float:
 class Look:
     """Which look at the evidence a sequential gate is given (1-based)."""
 
+    #: 1-based number of this look
     index: int = 1
+    #: repeats per item in this look's evidence
     repeats: int = 1
+    #: no further look: the gate must decide (a ``more`` is taken as ``reject``)
     last: bool = True
 
 
@@ -111,13 +125,19 @@ def pair(current: Evaluation, candidate: Evaluation) -> tuple[Evaluation, Evalua
 class Gate(abc.ABC):
     """Base class of gate plugins."""
 
+    #: the name it is registered and selected under (``evaluation.gate``)
     name: ClassVar[str] = ""
+    #: one line for ``skillopt list`` (default: the docstring's first line)
     summary: ClassVar[str] = ""
     #: shown the evidence in looks (``decide(current, candidate, look)``), may answer ``more``
     sequential: ClassVar[bool] = False
+    #: typed ``[gates.NAME]`` keys of this gate (an attrs class), read as ``self.settings``
+    Config: ClassVar[type | None] = None
 
-    def __init__(self, config: EvaluationConfig):
+    def __init__(self, config: EvaluationConfig, settings=None):
+        """``config``: the ``[evaluation]`` section; ``settings``: ``[gates.NAME]`` (None = ``Config()``)."""
         self.config = config
+        self.settings = settings if settings is not None else (self.Config() if self.Config is not None else None)
 
     def score(self, evaluation: Evaluation) -> float:
         """The gate score of one evaluation: the metric mean plus the optional density bonus."""

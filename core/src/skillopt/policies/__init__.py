@@ -23,18 +23,29 @@ from skillopt.records import EditResult, Patch, Rollout, Task
 class OptimizerContext:
     """Everything an optimizer stage may use. ``budget`` is the *scheduled* budget."""
 
+    #: the optimizer's client for this stage (calls booked under it in the ledger)
     client: Any
+    #: the current skill text
     skill: str
+    #: the edit budget the stage works to (the schedule's, ``optimizer.learning_rate`` in autonomous mode, the selected one
+    #: in ``apply``); None = no limit
     budget: int | None
+    #: the run config
     config: RunConfig
+    #: what earlier steps of this epoch tried and how it went (markdown; '' at an epoch's start)
     step_history: str = ""
+    #: the optimizer's own guidance from earlier epoch boundaries ('' until then)
     meta_skill: str = ""
+    #: the env's ``prompt(name)``: its own prompt text, or None for the packaged default
     prompt_override: Callable[[str], str | None] | None = attrs.field(default=None, eq=False)
+    #: seed of this stage's optimizer calls, derived from ``train.seed`` and the step
     seed: int = 0
+    #: degraded paths recorded with :meth:`note`; they go to the step record
     notes: list[str] = attrs.field(factory=list, eq=False)
 
     @property
     def sar(self) -> bool:
+        """``optimizer.use_skill_aware_reflection``: execution lapses go to the protected appendix."""
         return self.config.optimizer.use_skill_aware_reflection
 
     def prompt(self, name: str) -> str:
@@ -76,10 +87,21 @@ class OptimizerContext:
 class EditPolicy(abc.ABC):
     """Base class of edit-policy plugins."""
 
+    #: the name it is registered and selected under (``optimizer.skill_update_mode``)
     name: ClassVar[str] = ""
+    #: one line for ``skillopt list`` (default: the docstring's first line)
     summary: ClassVar[str] = ""
     #: whether the learning-rate budget clips this policy's proposals
     uses_budget: ClassVar[bool] = True
+    #: the payload is bounded edits applied to the skill (an empty patch means "no
+    #: change"), rather than a rewrite (an empty result means "no rewrite")
+    edits_skill: ClassVar[bool] = False
+    #: typed ``[edit_policies.NAME]`` keys of this policy (an attrs class), read as ``self.settings``
+    Config: ClassVar[type | None] = None
+
+    def __init__(self, settings=None):
+        """``settings``: its ``[edit_policies.NAME]`` keys (None = ``Config()``, or None without one)."""
+        self.settings = settings if settings is not None else (self.Config() if self.Config is not None else None)
 
     @abc.abstractmethod
     def reflect(self, ctx: OptimizerContext, rollouts: list[Rollout], tasks: dict[str, Task], kind: str) -> Patch:
@@ -98,4 +120,5 @@ class EditPolicy(abc.ABC):
         """Build the candidate skill; report every edit's fate."""
 
     def propose_count(self, patch: Patch) -> int:
+        """How many proposals ``patch`` holds (default: its ``size``)."""
         return patch.size

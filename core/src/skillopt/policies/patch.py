@@ -69,6 +69,7 @@ class PatchPolicy(EditPolicy):
     """Bounded edits applied by (whitespace-tolerant) anchor matching."""
 
     name = "patch"
+    edits_skill = True
     summary = "bounded append / insert_after / replace / delete edits (paper default)"
 
     def reflect(self, ctx, rollouts, tasks, kind):

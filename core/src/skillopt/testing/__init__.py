@@ -18,6 +18,7 @@ import pytest
 
 from skillopt.testing.contracts import ContractError, check_backend_contract, check_env_contract
 from skillopt.testing.local import CliRun, finished_run, local_model_available, requires_local_model, run_skillopt
+from skillopt.testing.samples import check_sample_regenerates
 from skillopt.scripted import ScriptedBackend, minimal_instance, request_text
 
 __all__ = [
@@ -26,6 +27,7 @@ __all__ = [
     "ScriptedBackend",
     "check_backend_contract",
     "check_env_contract",
+    "check_sample_regenerates",
     "finished_run",
     "local_model_available",
     "minimal_instance",
@@ -37,18 +39,27 @@ __all__ = [
 
 @pytest.fixture(autouse=True)
 def skillopt_home(tmp_path_factory, monkeypatch):
+    """A private ``SKILLOPT_HOME`` (config, keys, call cache, runs, sleep state) per test,
+    and a fresh runtime (plugin host, registry, limiters, reporter: :mod:`skillopt.runtime`)
+    before and after it: a test never reads or writes the user's files, and a plugin one
+    test registers is gone in the next. Yields the path."""
     home = tmp_path_factory.mktemp("skillopt-home")
     monkeypatch.setenv("SKILLOPT_HOME", str(home))
     monkeypatch.delenv("SKILLOPT_DISABLE_PLUGINS", raising=False)
-    from skillopt.plugins import reset_host
+    from skillopt.runtime import reset
 
-    reset_host()
+    reset()
     yield home
-    reset_host()
+    reset()
 
 
 @pytest.fixture
 def scripted_client():
+    """A factory ``make(script=None, *, role="target", ledger=None, **client_kw)`` of
+    :class:`~skillopt.api.ModelClient` around the deterministic scripted backend, with
+    the real call pipeline (ledger, retries, schema re-asks) but no cache. ``script`` is
+    ``request -> reply`` (a string, a dict for structured calls, or an exception to
+    raise); the default answers every structured call with the smallest valid object."""
     from skillopt.calls import Ledger, ModelClient
 
     def make(script=None, *, role: str = "target", ledger: Ledger | None = None, **kw):
@@ -59,12 +70,14 @@ def scripted_client():
 
 @pytest.fixture
 def run_cli():
+    """``invoke(*args, input=None)`` runs ``skillopt ARGS`` in-process (a fresh app with
+    the plugins of the current host, so in-process test plugins are seen) and returns
+    typer's ``Result`` (``exit_code``, ``stdout``, ``output``). Exceptions propagate."""
     from typer.testing import CliRunner
 
     def invoke(*args: str, input: str | None = None):
-        from skillopt.cli import app, attach_plugin_commands
+        from skillopt.cli import make_app
 
-        attach_plugin_commands()
-        return CliRunner().invoke(app, list(args), input=input, catch_exceptions=False)
+        return CliRunner().invoke(make_app(), list(args), input=input, catch_exceptions=False)
 
     return invoke

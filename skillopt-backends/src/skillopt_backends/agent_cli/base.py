@@ -19,19 +19,21 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
-from skillopt.backends import Backend, BackendSettings
-from skillopt.errors import (
+from skillopt.api import (
     AuthError,
+    Backend,
     BackendError,
+    BackendSettings,
     BadRequestError,
     CallTimeout,
     Cancelled,
+    Completion,
+    CompletionRequest,
     ConfigError,
     ContextLengthError,
     RateLimitError,
     TransientError,
 )
-from skillopt.records import Completion, CompletionRequest
 
 from skillopt_backends.agent_cli.output import result_object
 from skillopt_backends.agent_cli.process import CliResult, Killed, ProcessGroups, scrubbed_env
@@ -222,7 +224,7 @@ class AgentCliBackend(Backend):
     def unpriced_completion(self, text: str, request: CompletionRequest, result: CliResult, *, output_tokens: int = 0) -> Completion:
         """A reply from a CLI that reports no input tokens (and maybe no output tokens):
         both are estimated at four characters a token so budgets still bite; no price."""
-        from skillopt.records import Usage
+        from skillopt.api import Usage
 
         from skillopt_backends.openai_chat import estimate_tokens
 

@@ -14,8 +14,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from skillopt.hookspecs import hookimpl
-from skillopt.records import Completion, CompletionRequest, Usage
+from skillopt.api import Completion, CompletionRequest, Usage, hookimpl
 
 from skillopt_backends import prices
 from skillopt_backends.agent_cli.base import AgentCliBackend, with_instructions

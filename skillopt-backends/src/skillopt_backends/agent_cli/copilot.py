@@ -12,9 +12,7 @@ are estimated at four characters a token; calls are unpriced (a plan, not per to
 
 from __future__ import annotations
 
-from skillopt.errors import BadRequestError
-from skillopt.hookspecs import hookimpl
-from skillopt.records import Completion, CompletionRequest
+from skillopt.api import BadRequestError, Completion, CompletionRequest, hookimpl
 
 from skillopt_backends.agent_cli.base import AgentCliBackend, with_instructions
 from skillopt_backends.agent_cli.output import as_int, json_lines

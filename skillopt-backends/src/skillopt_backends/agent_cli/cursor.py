@@ -11,8 +11,7 @@ pipeline, which re-asks on a broken reply.
 
 from __future__ import annotations
 
-from skillopt.hookspecs import hookimpl
-from skillopt.records import Completion, CompletionRequest
+from skillopt.api import Completion, CompletionRequest, hookimpl
 
 from skillopt_backends.agent_cli.base import AgentCliBackend, with_instructions
 from skillopt_backends.agent_cli.process import WORKDIR, CliResult

@@ -5,14 +5,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from skillopt_envs_alfworld.generator import default_out_dir, write
+from skillopt_envs_alfworld.generator import default_out_dir, generate_sample
 
 
 def main(argv: list[str] | None = None) -> int:
     args = sys.argv[1:] if argv is None else argv
     out = Path(args[0]) if args else default_out_dir()
-    for path in write(out):
-        print(path)
+    generate_sample(out)
+    print(f"wrote the sample under {out}")
     return 0
 
 

@@ -152,15 +152,11 @@ def manifest(rows: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
     }
 
 
-def write(out: Path) -> list[Path]:
-    """Write ``<out>/<split>/items.json`` and ``split_manifest.json``; returns the paths."""
+def generate_sample(out: Path) -> None:
+    """Write ``<out>/<split>/items.json`` and ``split_manifest.json`` (the bundled sample)."""
     rows = sample_rows()
-    written = []
     for split, items in rows.items():
         path = Path(out) / split / "items.json"
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(dump(items), encoding="utf-8")
-        written.append(path)
-    path = Path(out) / "split_manifest.json"
-    path.write_text(dump(manifest(rows)), encoding="utf-8")
-    return [*written, path]
+    (Path(out) / "split_manifest.json").write_text(dump(manifest(rows)), encoding="utf-8")

@@ -1,6 +1,7 @@
 """The synthetic DocVQA page set: rendered pages, their layouts, and questions per split.
 
-``python -m skillopt_envs_docvqa.generator [OUT_DIR]`` rebuilds ``data/sample``. Everything
+``python -m skillopt_envs_docvqa.generator [OUT_DIR]`` rebuilds ``data/sample``
+(:func:`generate_sample` is the same for the core's sample check). Everything
 is seeded (one ``random.Random`` per document, keyed by seed, kind and index), so the
 items are identical on every machine. The pixels and word boxes depend on the font
 rasteriser as well, so the manifest records the Pillow and FreeType versions that drew
@@ -104,6 +105,11 @@ def build(out_dir: Path, seed: int = SEED, docs_per_kind: int = DOCS_PER_KIND) -
     }
     (out_dir / "manifest.json").write_text(_dump(manifest), encoding="utf-8")
     return manifest
+
+
+def generate_sample(out: Path) -> None:
+    """The sample-generator convention: write the bundled sample tree to ``out``."""
+    build(out)
 
 
 def _dump(data: Any) -> str:

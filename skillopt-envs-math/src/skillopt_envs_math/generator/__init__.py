@@ -1,6 +1,7 @@
 """Generator of the bundled sample: multiple-choice theorem questions with a computed truth.
 
-``python -m skillopt_envs_math.generator`` rewrites ``data/sample`` from scratch. The
+``python -m skillopt_envs_math.generator [OUT]`` rewrites ``data/sample`` (or ``OUT``) from
+scratch; :func:`generate_sample` is the same for the core's sample check. The
 output depends only on :data:`SEED` and this code (string-seeded RNGs, exact
 arithmetic, sorted JSON), so a test re-runs it and compares with the shipped files.
 """
@@ -104,6 +105,11 @@ def write(out_dir: Path, seed: int = SEED) -> list[Path]:
         path.write_text(text, encoding="utf-8")
         written.append(path)
     return written
+
+
+def generate_sample(out: Path) -> None:
+    """The sample-generator convention: write the bundled sample tree to ``out``."""
+    write(out)
 
 
 def default_out_dir() -> Path:

@@ -1,7 +1,7 @@
 """The bundled synthetic OfficeQA sample: bulletins, parsed-JSON twins and questions.
 
-``rendered()`` returns every file of the sample as ``{relative path: text}``; ``write(out)``
-puts them on disk. Both are deterministic (one seed, no clock, no environment), so a test
+``rendered()`` returns every file of the sample as ``{relative path: text}``;
+``generate_sample(out)`` puts them on disk. Both are deterministic (one seed, no clock, no environment), so a test
 can regenerate the sample and compare it byte for byte with the shipped one.
 
 Layout (under ``data/sample``): ``docs/treasury_bulletin_YYYY_MM.txt``,
@@ -167,11 +167,8 @@ def default_out_dir() -> Path:
     return Path(__file__).resolve().parent.parent / "data" / "sample"
 
 
-def write(out: Path) -> list[Path]:
-    written = []
+def generate_sample(out: Path) -> None:
     for rel, text in rendered().items():
         path = Path(out) / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-        written.append(path)
-    return written

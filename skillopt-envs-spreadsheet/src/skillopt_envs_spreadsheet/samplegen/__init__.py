@@ -1,7 +1,7 @@
 """Deterministic generator of the bundled SpreadsheetBench-style sample.
 
-``python -m skillopt_envs_spreadsheet.samplegen --out DIR`` writes the same bytes on
-every run: ``{split}/items.json`` and ``spreadsheet/<id>/{no}_<id>_init.xlsx`` /
+``python -m skillopt_envs_spreadsheet.samplegen OUT`` (or ``--out OUT``) writes the same
+bytes on every run: ``{split}/items.json`` and ``spreadsheet/<id>/{no}_<id>_init.xlsx`` /
 ``_golden.xlsx`` (the Verified-400 layout), plus ``checksums.json``.
 """
 
@@ -100,3 +100,8 @@ def generate(out: Path, *, only: set[str] | None = None) -> dict[str, str]:
     if only is None:
         (out / "checksums.json").write_text(json.dumps(dict(sorted(checksums.items())), indent=1) + "\n", encoding="utf-8")
     return checksums
+
+
+def generate_sample(out: Path) -> None:
+    """The sample-generator convention's entry point: the whole sample under ``out``."""
+    generate(out)

@@ -87,13 +87,6 @@ def table(header: list[str], rows: list[list[Any]]) -> list[list[Any]]:
     return [list(header), *[list(r) for r in rows]]
 
 
-def pad(rows: list[list[Any]], n_rows: int, n_cols: int) -> list[list[Any]]:
-    """``rows`` followed by empty rows up to ``n_rows`` (the answer area's fixed size)."""
-    out = [list(r) + [None] * (n_cols - len(r)) for r in rows]
-    out += [[None] * n_cols for _ in range(n_rows - len(out))]
-    return out
-
-
 # ---------------------------------------------------------------------------- writing
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
-from skillopt.errors import SkillOptError
+from skillopt.api import SkillOptError
 
 from skillopt_sleep.adopt import transaction
 from skillopt_sleep.adopt.lock import project_lock

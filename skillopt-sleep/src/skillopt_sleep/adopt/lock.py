@@ -15,8 +15,7 @@ import time
 from collections.abc import Iterator
 from pathlib import Path
 
-from skillopt.engine.lock import pid_alive
-from skillopt.errors import SkillOptError
+from skillopt.api import SkillOptError, pid_alive
 
 MAX_AGE_S = 900.0
 

@@ -14,9 +14,8 @@ import re
 from pathlib import Path
 
 import typer
-from skillopt.cli.output import fail, print_json
-from skillopt.cli.output import info as _info
-from skillopt.errors import SkillOptError
+from skillopt.api import SkillOptError, fail, print_json
+from skillopt.api import say as _say
 
 
 def info(message: str) -> None:
@@ -25,7 +24,7 @@ def info(message: str) -> None:
     from rich.markup import escape
 
     parts = re.split(r"(\[/?(?:bold|yellow|red|green)\])", message)
-    _info("".join(p if re.fullmatch(r"\[/?(?:bold|yellow|red|green)\]", p) else escape(p) for p in parts))
+    _say("".join(p if re.fullmatch(r"\[/?(?:bold|yellow|red|green)\]", p) else escape(p) for p in parts))
 
 
 EXIT_HANDOFF = 3

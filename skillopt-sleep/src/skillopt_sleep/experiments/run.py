@@ -15,7 +15,7 @@ import tempfile
 from datetime import datetime
 from pathlib import Path
 
-from skillopt.scripted import ScriptedBackend
+from skillopt.api import ScriptedBackend
 
 from skillopt_sleep.experiments.agents import HARMFUL_RULE, convention_agent, optimizer
 from skillopt_sleep.experiments.personas import PERSONAS, sessions
@@ -78,8 +78,7 @@ def _one(persona_name: str, seed: int, root: Path) -> dict:
 
 def _ungated_test_score(report: dict, project: Path, proposals: list[dict], clients, opts) -> float:
     """What adopting every proposal without a gate would have scored on the test split."""
-    from skillopt.records import Edit
-    from skillopt.serde import from_data
+    from skillopt.api import Edit, from_data
 
     from skillopt_sleep import documents
     from skillopt_sleep.cycle import _apply
@@ -103,7 +102,7 @@ def run_experiment(*, persona: str = "all", seeds: int = 3) -> list[dict]:
     names = list(PERSONAS) if persona == "all" else [persona]
     for name in names:
         if name not in PERSONAS:
-            from skillopt.errors import ConfigError
+            from skillopt.api import ConfigError
 
             raise ConfigError(f"--persona: unknown persona {name!r}; bundled: {', '.join(PERSONAS)}, all")
     results = []

@@ -16,7 +16,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from skillopt.records import Session, Turn
+from skillopt.api import Session, Turn
 
 from skillopt_sleep.redaction import clip
 from skillopt_sleep.sentinel import is_engine_text

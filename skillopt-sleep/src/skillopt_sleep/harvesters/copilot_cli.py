@@ -14,9 +14,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
-from skillopt.harvesters import Harvester
-from skillopt.hookspecs import hookimpl
-from skillopt.records import Session
+from skillopt.api import Harvester, Session, hookimpl
 
 from skillopt_sleep.harvesters._base import SessionBuilder, parse_time
 from skillopt_sleep.harvesters._sqlite import columns, open_readonly, require

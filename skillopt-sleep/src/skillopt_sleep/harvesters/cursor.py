@@ -16,9 +16,7 @@ from collections.abc import Iterator
 from datetime import datetime
 from pathlib import Path
 
-from skillopt.harvesters import Harvester
-from skillopt.hookspecs import hookimpl
-from skillopt.records import Session
+from skillopt.api import Harvester, Session, hookimpl
 
 from skillopt_sleep.harvesters._base import SessionBuilder, block_text, files_under, iter_jsonl, mtime
 

@@ -21,9 +21,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from skillopt.harvesters import Harvester
-from skillopt.hookspecs import hookimpl
-from skillopt.records import Session
+from skillopt.api import Harvester, Session, hookimpl
 
 from skillopt_sleep.harvesters._base import SessionBuilder, command_text, parse_time
 from skillopt_sleep.harvesters._sqlite import open_readonly, require

@@ -21,9 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
-from skillopt.harvesters import Harvester
-from skillopt.hookspecs import hookimpl
-from skillopt.records import Session
+from skillopt.api import Harvester, Session, hookimpl
 
 from skillopt_sleep.harvesters._base import SessionBuilder, files_under, iter_jsonl, read_snapshot
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 
 import attrs
-from skillopt.records import Session
+from skillopt.api import Session
 
 CATEGORIES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 
 import attrs
-from skillopt.records import Session
+from skillopt.api import Session
 
 from skillopt_sleep.mining import commands as cmd
 from skillopt_sleep.mining.feedback import find_correction, polarity

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 import attrs
-from skillopt.records import Session
+from skillopt.api import Session
 
 from skillopt_sleep.mining.cluster import cluster, medoid
 from skillopt_sleep.mining.digest import IntentEvidence, digest

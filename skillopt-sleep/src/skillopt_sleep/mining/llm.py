@@ -11,8 +11,7 @@ session's split, so the LLM path leaks no more than the heuristic one.
 
 from __future__ import annotations
 
-from skillopt.errors import BudgetExceeded, Cancelled, SkillOptError
-from skillopt.records import CompletionRequest, Message, Session
+from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Message, Session, SkillOptError
 
 from skillopt_sleep.judging import validate_checks
 from skillopt_sleep.mining.tasks import Lesson, SleepTask, task_id

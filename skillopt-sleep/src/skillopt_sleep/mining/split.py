@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 
-from skillopt.errors import ConfigError
+from skillopt.api import ConfigError
 
 SPLITS = ("train", "val", "test")
 

@@ -10,7 +10,7 @@ import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-from skillopt.errors import SkillOptError
+from skillopt.api import SkillOptError
 
 from skillopt_sleep.fsutil import ensure_dir, read_json, write_atomic
 

@@ -1,0 +1,179 @@
+"""The public API of SkillOpt: the one module plugins import.
+
+Everything a plugin needs is here: the base class of each plugin kind, the records
+they receive and return, the errors they raise, and the helpers that keep a plugin
+small. Every other module of ``skillopt`` is private and may change in any release; a
+test fails when a bundled plugin imports one. The reference of every name is
+``docs/api.md`` (generated from these classes).
+
+Names load on first use, so ``from skillopt.api import hookimpl`` in a command plugin
+(imported at every CLI start) costs no more than the name itself.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+#: public name -> "module:attribute", grouped as in docs/api.md
+_GROUPS: dict[str, dict[str, str]] = {
+    "Plugin hooks": {
+        "hookimpl": "skillopt.hookspecs:hookimpl",
+    },
+    "Envs": {
+        "Env": "skillopt.envs:Env",
+        "EnvConfig": "skillopt.config.schema:EnvConfig",
+        "RolloutContext": "skillopt.envs:RolloutContext",
+        "ChatModel": "skillopt.envs:ChatModel",
+        "DataSource": "skillopt.envs:DataSource",
+        "small_preset": "skillopt.config.presets:small_preset",
+        "SMALL_LOCAL": "skillopt.config.presets:SMALL_LOCAL",
+        "chat_request": "skillopt.envs:chat_request",
+        "read_items": "skillopt.envs:read_items",
+        "read_rows": "skillopt.envs:read_rows",
+        "split_file": "skillopt.envs:split_file",
+        "canonical_split": "skillopt.envs:canonical_split",
+        "SPLITS": "skillopt.envs:SPLITS",
+    },
+    "Multi-turn envs": {
+        "Tool": "skillopt.toolloop:Tool",
+        "ToolCall": "skillopt.toolloop:ToolCall",
+        "ToolLoopResult": "skillopt.toolloop:ToolLoopResult",
+        "run_tool_loop": "skillopt.toolloop:run_tool_loop",
+        "protocol_text": "skillopt.toolloop:protocol_text",
+        "parse_reply": "skillopt.toolloop:parse_reply",
+    },
+    "Backends": {
+        "Backend": "skillopt.backends:Backend",
+        "BackendSettings": "skillopt.backends:BackendSettings",
+        "register_secret": "skillopt.redact:register_secret",
+        "get_key": "skillopt.keys:get_key",
+        "stored_keys": "skillopt.keys:stored_keys",
+    },
+    "Gates": {
+        "Gate": "skillopt.gates:Gate",
+        "Evaluation": "skillopt.gates:Evaluation",
+        "Look": "skillopt.gates:Look",
+        "metric_of": "skillopt.gates:metric_of",
+        "EvaluationConfig": "skillopt.config.schema:EvaluationConfig",
+    },
+    "Edit policies": {
+        "EditPolicy": "skillopt.policies:EditPolicy",
+        "OptimizerContext": "skillopt.policies:OptimizerContext",
+        "PatchPolicy": "skillopt.policies.patch:PatchPolicy",
+        "apply_edits": "skillopt.skilldoc:apply_edits",
+        "get_block": "skillopt.skilldoc:get_block",
+        "set_block": "skillopt.skilldoc:set_block",
+        "normalise_skill": "skillopt.skilldoc:normalise",
+    },
+    "Harvesters": {
+        "Harvester": "skillopt.harvesters:Harvester",
+        "Session": "skillopt.records:Session",
+    },
+    "Observers": {
+        "RunInfo": "skillopt.engine.observers:RunInfo",
+        "RunSummary": "skillopt.results:RunSummary",
+        "RunStatus": "skillopt.results:RunStatus",
+        "SplitScore": "skillopt.results:SplitScore",
+    },
+    "Records": {
+        "Task": "skillopt.records:Task",
+        "Score": "skillopt.records:Score",
+        "Rollout": "skillopt.records:Rollout",
+        "Turn": "skillopt.records:Turn",
+        "TurnKind": "skillopt.records:TurnKind",
+        "Message": "skillopt.records:Message",
+        "CompletionRequest": "skillopt.records:CompletionRequest",
+        "Completion": "skillopt.records:Completion",
+        "Usage": "skillopt.records:Usage",
+        "Edit": "skillopt.records:Edit",
+        "EditResult": "skillopt.records:EditResult",
+        "Suggestion": "skillopt.records:Suggestion",
+        "Patch": "skillopt.records:Patch",
+        "Verdict": "skillopt.records:Verdict",
+        "GateAction": "skillopt.records:GateAction",
+        "StepRecord": "skillopt.records:StepRecord",
+        "StepAction": "skillopt.records:StepAction",
+        "skill_hash": "skillopt.records:skill_hash",
+    },
+    "Errors": {
+        "SkillOptError": "skillopt.errors:SkillOptError",
+        "ConfigError": "skillopt.errors:ConfigError",
+        "PluginError": "skillopt.errors:PluginError",
+        "BackendError": "skillopt.errors:BackendError",
+        "AuthError": "skillopt.errors:AuthError",
+        "BadRequestError": "skillopt.errors:BadRequestError",
+        "ContextLengthError": "skillopt.errors:ContextLengthError",
+        "RateLimitError": "skillopt.errors:RateLimitError",
+        "TransientError": "skillopt.errors:TransientError",
+        "CallTimeout": "skillopt.errors:CallTimeout",
+        "SchemaError": "skillopt.errors:SchemaError",
+        "CacheMiss": "skillopt.errors:CacheMiss",
+        "BudgetExceeded": "skillopt.errors:BudgetExceeded",
+        "Cancelled": "skillopt.errors:Cancelled",
+    },
+    "Reporting, files and runs": {
+        "say": "skillopt.report:say",
+        "warn": "skillopt.report:warn",
+        "set_reporter": "skillopt.report:set_reporter",
+        "fail": "skillopt.cli.output:fail",
+        "print_json": "skillopt.cli.output:print_json",
+        "write_atomic": "skillopt.fsio:write_atomic",
+        "find_run": "skillopt.runstore:find_run",
+        "is_run_dir": "skillopt.runstore:is_run_dir",
+        "data_dir": "skillopt.paths:data_dir",
+        "cache_dir": "skillopt.paths:cache_dir",
+        "state_dir": "skillopt.paths:state_dir",
+        "config_dir": "skillopt.paths:config_dir",
+        "redact_text": "skillopt.redact:redact_text",
+        "redact_data": "skillopt.redact:redact_data",
+        "MASK": "skillopt.redact:MASK",
+        "to_data": "skillopt.serde:to_data",
+        "from_data": "skillopt.serde:from_data",
+        "get_component": "skillopt.registry:get",
+        "load_components": "skillopt.registry:load_components",
+        "pid_alive": "skillopt.engine.lock:pid_alive",
+    },
+    "Driving the engine (applications such as sleep)": {
+        "RunConfig": "skillopt.config.schema:RunConfig",
+        "ModelConfig": "skillopt.config.schema:ModelConfig",
+        "RoleConfig": "skillopt.config.schema:RoleConfig",
+        "Ledger": "skillopt.calls:Ledger",
+        "ModelClient": "skillopt.calls:ModelClient",
+        "build_clients": "skillopt.engine.models:build_clients",
+        "ScriptedBackend": "skillopt.scripted:ScriptedBackend",
+        "minimal_instance": "skillopt.scripted:minimal_instance",
+    },
+}
+
+_WHERE: dict[str, str] = {name: target for group in _GROUPS.values() for name, target in group.items()}
+
+__all__ = sorted(_WHERE)
+
+
+def __getattr__(name: str) -> Any:
+    target = _WHERE.get(name)
+    if target is None:
+        raise AttributeError(f"skillopt.api has no {name!r}; public names are listed in docs/api.md")
+    module, _, attr = target.partition(":")
+    value = getattr(importlib.import_module(module), attr)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return __all__
+
+
+def groups() -> dict[str, dict[str, str]]:
+    """The public names by section (for ``docs/api.md``)."""
+    return {title: dict(names) for title, names in _GROUPS.items()}
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs
+    from skillopt.backends import Backend, BackendSettings  # noqa: F401
+    from skillopt.config.schema import EnvConfig, EvaluationConfig, RunConfig  # noqa: F401
+    from skillopt.envs import ChatModel, Env, RolloutContext, chat_request  # noqa: F401
+    from skillopt.gates import Evaluation, Gate  # noqa: F401
+    from skillopt.hookspecs import hookimpl  # noqa: F401
+    from skillopt.records import Completion, CompletionRequest, Message, Rollout, Score, Task, Turn, Usage  # noqa: F401

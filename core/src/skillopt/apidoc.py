@@ -1,0 +1,177 @@
+"""``docs/api.md``: the reference of :mod:`skillopt.api`, generated from the code.
+
+Every public name is rendered from its definition: attrs records as field tables
+(types, defaults, the ``#:`` comment above each field), enums with each value's
+meaning, base classes with their class attributes and methods, functions with their
+signatures. A test keeps the file in step (``python -m skillopt.apidoc > docs/api.md``).
+"""
+
+from __future__ import annotations
+
+import enum
+import inspect
+import re
+from typing import Any
+
+import attrs
+
+from skillopt.fielddocs import field_docs
+
+HEADER = """# `skillopt.api` reference
+
+Generated from the code (`python -m skillopt.apidoc > docs/api.md`). Plugins import only
+`skillopt.api`; every other module of `skillopt` is private. How to write each kind of
+plugin: [tutorials/](tutorials/); the hooks: [plugin-hooks.md](plugin-hooks.md); every
+config key: [configuration.md](configuration.md).
+"""
+
+FILES = """## Files of a run directory
+
+`summary.json` is a `RunSummary` (below) as JSON. `history.json` is a list of entries: a
+`StepRecord` with `"kind": "step"` per finished step, and `{"kind": "config_change", ...}`
+(a `ConfigChange`: `after_step`, `changes`) when a run was resumed with `--force-config`.
+`steps/step_NNNN/` holds one folder per stage (`rollout`, `reflect`, `merge`, `select`,
+`apply`, `gate`) and `step_record.json`; `skills/skill_vNNNN.md` every skill version;
+`best_skill.md` the best one; `usage.jsonl` one line per provider call; `config.json` the
+resolved config, secrets redacted.
+"""
+
+
+def _first_paragraph(doc: str | None) -> str:
+    text = inspect.cleandoc(doc or "")
+    return text.split("\n\n", 1)[0].replace("\n", " ").strip()
+
+
+def _type(tp: Any) -> str:
+    if isinstance(tp, str):
+        text = tp
+    elif isinstance(tp, type):
+        text = tp.__name__
+    else:
+        text = str(tp).replace("typing.", "")
+    text = re.sub(r"\b(?:[a-z_][a-z0-9_]*\.)+([A-Za-z_]\w*)", r"\1", text)  # skillopt.results.X -> X
+    return text.replace("NoneType", "None").replace("|", "or")
+
+
+def _default(field: attrs.Attribute) -> str:
+    default = field.default
+    if default is attrs.NOTHING:
+        return "required"
+    if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
+        default = default.factory()
+    text = repr(default)
+    return f"`{text}`" if len(text) <= 40 else "`…`"
+
+
+def _config_help(cls: type) -> dict[str, str]:
+    """Config sections are documented once, in :mod:`skillopt.config.reference`."""
+    from skillopt.config import schema
+    from skillopt.config.reference import HELP, ROLE_HELP
+
+    if cls is schema.RoleConfig:
+        return dict(ROLE_HELP)
+    prefix = {schema.RunConfig: "", schema.ModelConfig: "model.", schema.EvaluationConfig: "evaluation.",
+              schema.EnvConfig: "env."}.get(cls)
+    if prefix is None:
+        return {}
+    return {f.name: HELP.get(prefix + f.name, "") or ("the [" + f.name + "] section" if not prefix else "")
+            for f in attrs.fields(cls)}
+
+
+def _record(name: str, cls: type) -> list[str]:
+    lines = [f"### `{name}`", "", _first_paragraph(cls.__doc__), ""]
+    docs = {**field_docs(cls), **{k: v for k, v in _config_help(cls).items() if v}}
+    try:  # types as objects whatever was imported before (string annotations otherwise)
+        attrs.resolve_types(cls)
+    except (NameError, TypeError):
+        pass
+    lines += ["| field | type | default | meaning |", "|---|---|---|---|"]
+    for field in attrs.fields(cls):
+        lines.append(f"| `{field.name}` | {_type(field.type)} | {_default(field)} | {docs.get(field.name, '')} |")
+    props = [(n, v) for n, v in vars(cls).items() if isinstance(v, property) and not n.startswith("_")]
+    for pname, prop in props:
+        lines.append(f"| `{pname}` (property) | | | {_first_paragraph(prop.__doc__)} |")
+    return lines + [""]
+
+
+def _enum(name: str, cls: type[enum.Enum]) -> list[str]:
+    docs = field_docs(cls)
+    lines = [f"### `{name}`", "", _first_paragraph(cls.__doc__), "", "| value | meaning |", "|---|---|"]
+    for member in cls:
+        lines.append(f"| `{member.value}` | {docs.get(member.name, '')} |")
+    return lines + [""]
+
+
+def _class(name: str, cls: type) -> list[str]:
+    lines = [f"### `{name}`", "", _first_paragraph(cls.__doc__), ""]
+    docs = field_docs(cls)
+    attrs_rows = [(n, docs[n]) for n in docs if not n.startswith("_") and n in dir(cls)]
+    if attrs_rows:
+        lines += ["| class attribute | meaning |", "|---|---|"]
+        lines += [f"| `{n}` | {d} |" for n, d in attrs_rows]
+        lines.append("")
+    methods = []
+    for mname, member in vars(cls).items():
+        if mname.startswith("_") and mname != "__init__":
+            continue
+        func = member.__func__ if isinstance(member, (classmethod, staticmethod)) else member
+        if not inspect.isfunction(func):
+            continue
+        sig = _signature(func)
+        abstract = " *(implement)*" if getattr(func, "__isabstractmethod__", False) else ""
+        methods.append(f"- `{mname}{sig}`{abstract}: {_first_paragraph(func.__doc__)}")
+    if methods:
+        lines += methods + [""]
+    return lines
+
+
+_ADDRESS = re.compile(r"<(?:function|built-in function|bound method) ([\w.]+)(?: of [^>]*)?(?: at 0x[0-9a-f]+)?>")
+
+
+def _signature(func: Any) -> str:
+    """The signature with object reprs (``<function f at 0x…>``) shown by name: stable text."""
+    try:
+        sig = str(inspect.signature(func)).replace("'", "")
+    except (TypeError, ValueError):
+        return "(...)"
+    return _ADDRESS.sub(lambda m: m.group(1), sig)
+
+
+def _function(name: str, func: Any) -> list[str]:
+    sig = _signature(func)
+    return [f"### `{name}{sig}`", "", _first_paragraph(func.__doc__), ""]
+
+
+def _value(name: str, value: Any) -> list[str]:
+    text = repr(value)
+    return [f"### `{name}`", "", f"`{text if len(text) <= 100 else text[:97] + '...'}`", ""]
+
+
+def render(name: str, obj: Any) -> list[str]:
+    if isinstance(obj, type) and issubclass(obj, enum.Enum):
+        return _enum(name, obj)
+    if isinstance(obj, type) and attrs.has(obj):
+        return _record(name, obj)
+    if isinstance(obj, type):
+        return _class(name, obj)
+    if callable(obj) and not isinstance(obj, type):
+        if hasattr(obj, "__wrapped__") or inspect.isfunction(obj) or inspect.isbuiltin(obj):
+            return _function(name, obj)
+        return [f"### `{name}`", "", _first_paragraph(getattr(obj, "__doc__", "")), ""]
+    return _value(name, obj)
+
+
+def render_markdown() -> str:
+    import skillopt.api as api
+
+    lines = [HEADER]
+    for title, names in api.groups().items():
+        lines += [f"## {title}", ""]
+        for name in names:
+            lines += render(name, getattr(api, name))
+    lines.append(FILES)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+if __name__ == "__main__":
+    print(render_markdown(), end="")

@@ -1,0 +1,50 @@
+"""The reporter port: how plugins talk to the person running them.
+
+A plugin never prints. ``say()`` goes to whatever reporter the current invocation
+installed: the CLI's rich console on stderr by default, a list in tests, nothing in an
+embedding application. stdout stays free for ``--json``.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Callable
+
+#: ``(message, level)``; level is ``info``, ``warning`` or ``error``. Messages may use
+#: rich markup (``[bold]…[/bold]``); a plain reporter should strip it.
+Reporter = Callable[[str, str], None]
+
+_lock = threading.Lock()
+_reporter: Reporter | None = None
+
+
+def _stderr(message: str, level: str) -> None:
+    from skillopt.redact import redact_text
+
+    message = redact_text(message)
+    prefix = {"warning": "[yellow]warning:[/yellow] ", "error": "[bold red]error:[/bold red] "}.get(level, "")
+    try:
+        from rich.console import Console
+
+        Console(stderr=True, highlight=False).print(prefix + message, markup=True, soft_wrap=True)
+    except Exception:  # noqa: BLE001 - reporting must never break the caller
+        sys.stderr.write(f"{level}: {message}\n" if prefix else message + "\n")
+
+
+def set_reporter(reporter: Reporter | None) -> Reporter | None:
+    """Install ``reporter`` for this process (``None`` restores stderr); returns the old one."""
+    global _reporter
+    with _lock:
+        old, _reporter = _reporter, reporter
+    return old
+
+
+def say(message: str, *, level: str = "info") -> None:
+    """Tell the person running SkillOpt something (stderr; never stdout). Secrets are masked."""
+    (_reporter or _stderr)(message, level)
+
+
+def warn(message: str) -> None:
+    """``say(message, level="warning")``."""
+    say(message, level="warning")
