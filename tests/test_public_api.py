@@ -83,3 +83,19 @@ def test_unknown_public_name_says_where_the_list_is():
 
     with pytest.raises(AttributeError, match="docs/api.md"):
         api.NoSuchThing  # noqa: B018
+
+
+def test_every_optimizer_reply_schema_is_in_the_reference():
+    import inspect
+
+    from skillopt.apidoc import _schemas
+    from skillopt.policies import schemas
+
+    rendered = "\n".join(_schemas())
+    makers = [f for name, f in inspect.getmembers(schemas, inspect.isfunction) if name.endswith("_schema") and name != "edit_schema"]
+    for make in makers:  # each schema's properties appear in the reference
+        params = inspect.signature(make).parameters
+        args = {"kind": "failure", "budget": 4, "sar": False, "n_items": 6, "key": "slow_update_content"}
+        example = make(**{k: v for k, v in args.items() if k in params})
+        for prop in example.get("properties", {}):
+            assert f'"{prop}"' in rendered, (make.__name__, prop)

@@ -161,6 +161,36 @@ def render(name: str, obj: Any) -> list[str]:
     return _value(name, obj)
 
 
+def _schemas() -> list[str]:
+    """The JSON schema of every optimizer call, as a scripted backend or a custom optimizer
+    model must answer it (the examples use a budget of 4 edits)."""
+    import json
+
+    from skillopt.policies import schemas as sc
+
+    calls = [
+        ("reflect", "patch, failure minibatch", sc.analyst_patch_schema("failure", 4, False)),
+        ("reflect", "patch, success minibatch", sc.analyst_patch_schema("success", 4, False)),
+        ("merge", "patch", sc.merged_patch_schema()),
+        ("ranking", "patch and rewrite, when more edits than the budget survive the merge", sc.ranking_schema(6, 4)),
+        ("reflect", "rewrite", sc.analyst_rewrite_schema("failure", 4)),
+        ("merge", "rewrite", sc.merged_suggestions_schema()),
+        ("rewrite / merge", "rewrite (the new skill), full-rewrite", sc.new_skill_schema()),
+        ("lr_autonomous", "optimizer.lr_control_mode = autonomous", sc.lr_schema()),
+        ("slow_update", "epoch boundary", sc.text_block_schema("slow_update_content")),
+        ("meta_skill", "epoch boundary", sc.text_block_schema("meta_skill_content")),
+        ("appendix_consolidate", "skill-aware reflection", sc.notes_schema()),
+    ]
+    lines = ["## Optimizer reply schemas", "",
+             "Each optimizer call carries one of these JSON schemas (`CompletionRequest.json_schema`); each",
+             "heading names the request's `stage` (what the scripted backend's rules match on) and when it is",
+             "used. A reply that breaks its schema is re-asked `model.schema_retries` times, then counted as a",
+             "failure, never adopted.", ""]
+    for stage, used, schema in calls:
+        lines += [f"### `{stage}`: {used}", "", "```json", json.dumps(schema, sort_keys=True), "```", ""]
+    return lines
+
+
 def render_markdown() -> str:
     import skillopt.api as api
 
@@ -169,6 +199,7 @@ def render_markdown() -> str:
         lines += [f"## {title}", ""]
         for name in names:
             lines += render(name, getattr(api, name))
+    lines += _schemas()
     lines.append(FILES)
     return "\n".join(lines).rstrip() + "\n"
 
