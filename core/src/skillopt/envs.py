@@ -244,10 +244,7 @@ class Env(abc.ABC):
     def initial_skill(self) -> str:
         """The starting skill: ``env.skill_init`` if set, else the packaged ``initial.md``."""
         if self.config.skill_init:
-            path = Path(self.config.skill_init).expanduser()
-            if not path.is_file():
-                raise ConfigError(f"env.skill_init: no such file: {path}")
-            return path.read_text(encoding="utf-8")
+            return read_skill(Path(self.config.skill_init).expanduser(), "env.skill_init")
         try:
             return self.package_files().joinpath("initial.md").read_text(encoding="utf-8")
         except (FileNotFoundError, NotADirectoryError):
@@ -300,6 +297,26 @@ def read_items(path: Path) -> list[dict[str, Any]]:
     if not isinstance(data, list):
         raise ConfigError(f"{path}: expected a JSON array of items")
     return data
+
+
+#: the largest skill file read (characters): a skill is instructions in a prompt; a bigger
+#: file is almost certainly the wrong file, and would be paid for on every call
+MAX_SKILL_CHARS = 200_000
+
+
+def read_skill(path: Path, what: str = "skill") -> str:
+    """A skill file's text, with a clear error for a missing, non-UTF-8 or oversized file."""
+    if not path.is_file():
+        raise ConfigError(f"{what}: no such file: {path}")
+    if path.stat().st_size > 4 * MAX_SKILL_CHARS:
+        raise ConfigError(f"{what}: {path} is {path.stat().st_size:,} bytes; a skill may hold at most {MAX_SKILL_CHARS:,} characters")
+    try:
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{what}: {path} is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
+    if len(text) > MAX_SKILL_CHARS:
+        raise ConfigError(f"{what}: {path} holds {len(text):,} characters; a skill may hold at most {MAX_SKILL_CHARS:,}")
+    return text
 
 
 def read_rows(path: Path) -> list[Any]:

@@ -48,6 +48,15 @@ SECRET_PATTERNS: tuple[re.Pattern[str], ...] = (
     re.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
 )
 
+# Credentials inside URLs: the password of ``scheme://user:PASSWORD@host``, a token used as
+# the whole userinfo (``https://TOKEN@host``), and key-like query parameters (``?api-key=``,
+# ``&sig=``, ``?access_token=`` ...). The rest of the URL stays readable.
+URL_USERINFO = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([^/\s:@'\"]*):([^@/\s'\"]+)@")
+URL_TOKEN_USER = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://)([A-Za-z0-9._~\-]{16,})@")
+URL_QUERY_SECRET = re.compile(
+    r"(?i)([?&](?:api[-_]?key|key|token|access[-_]?token|auth|sig|signature|secret|password|code|x-api-key)=)([^&#\s'\"]+)"
+)
+
 # KEY=value lines whose key name says "secret" (.env files, shell exports, headers).
 ASSIGNMENT = re.compile(
     r"(?im)^(\s*(?:export\s+)?[A-Za-z_][A-Za-z0-9_]*"
@@ -74,6 +83,10 @@ def redact_text(text: str) -> str:
             text = text.replace(secret, MASK)
     for pattern in SECRET_PATTERNS:
         text = pattern.sub(MASK, text)
+    if "://" in text or "?" in text:
+        text = URL_USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:{MASK}@", text)
+        text = URL_TOKEN_USER.sub(lambda m: f"{m.group(1)}{MASK}@", text)
+        text = URL_QUERY_SECRET.sub(lambda m: f"{m.group(1)}{MASK}", text)
     text = ASSIGNMENT.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)
     return text
 

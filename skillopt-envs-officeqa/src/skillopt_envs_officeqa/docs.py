@@ -77,6 +77,8 @@ class DocsIndex:
         text = str(path or "").strip()
         if not text:
             raise ToolError("missing 'path': give a file name such as the ones glob('*.txt') lists")
+        if len(text) > 512:
+            raise ToolError(f"the path is {len(text)} characters long; give a file name as glob lists them")
         if "\x00" in text:
             raise ToolError("invalid path (NUL byte)")
         if PurePosixPath(text).is_absolute() or PureWindowsPath(text).is_absolute() or PureWindowsPath(text).drive:
@@ -93,7 +95,10 @@ class DocsIndex:
                 candidates.append(found)
         outside = False
         for candidate in candidates:
-            real = Path(os.path.realpath(candidate))
+            try:
+                real = Path(os.path.realpath(candidate))
+            except (OSError, ValueError):
+                continue
             root = next((r for r in self.roots if real == r or real.is_relative_to(r)), None)
             if root is None:
                 if os.path.lexists(candidate):
@@ -104,6 +109,27 @@ class DocsIndex:
         if outside or ".." in PurePosixPath(text.replace("\\", "/")).parts:
             raise ToolError(f"{text!r} resolves outside the document folder; only files inside it can be opened")
         raise ToolError(f"no such file: {text!r}; use glob to list the available documents")
+
+
+#: bytes of one line a tool looks at; a longer "line" is read in pieces (memory stays bounded)
+MAX_LINE_BYTES = 64 * 1024
+
+
+def iter_lines(path: Path):
+    """A document's lines, streamed (a 300 MB file is never held in memory); non-UTF-8
+    bytes and unreadable files are ToolErrors the agent sees."""
+    try:
+        with open(path, "rb") as fh:
+            while True:
+                raw = fh.readline(MAX_LINE_BYTES)
+                if not raw:
+                    return
+                try:
+                    yield raw.decode("utf-8").rstrip("\r\n")
+                except UnicodeDecodeError as exc:
+                    raise ToolError(f"{path.name} is not UTF-8 text (byte {exc.start} of a line); it cannot be read with these tools") from None
+    except OSError as exc:
+        raise ToolError(f"{path.name} cannot be read ({exc.strerror or exc})") from None
 
 
 def read_text(path: Path) -> str:

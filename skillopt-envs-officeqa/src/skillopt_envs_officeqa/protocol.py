@@ -77,8 +77,25 @@ def parse_reply(text: str) -> Parsed:
     return Parsed(calls=calls, dropped_calls=max(len(bodies) - MAX_CALLS_PER_REPLY, 0))
 
 
+#: characters of one call's body that are parsed; a longer call is an error the agent sees
+MAX_CALL_CHARS = 4000
+
+
 def parse_call(body: str) -> ToolCall:
+    """One call's body -> a ToolCall; any malformed shape (``{[1]: 2}``, JSON nested a
+    thousand deep, a 6,000-character path) is a ToolCall with ``error`` set, never an
+    exception: the agent is told and the item goes on."""
     raw = body.strip()
+    if len(raw) > MAX_CALL_CHARS:
+        return ToolCall(name="", args={}, raw=raw[:200], error=f"the tool call is {len(raw)} characters long; keep it under {MAX_CALL_CHARS}")
+    try:
+        return _parse_call(raw)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError, AttributeError) as exc:
+        return ToolCall(name="", args={}, raw=raw, error=f"the tool call could not be read ({type(exc).__name__}); write e.g. "
+                        '<tool>{"name": "grep", "args": {"pattern": "Customs", "path": "<file>"}}</tool>')
+
+
+def _parse_call(raw: str) -> ToolCall:
     cleaned = _FENCE.sub("", raw).strip()
     example = '{"name": "grep", "args": {"pattern": "Customs", "path": "<file>"}}'
     if not cleaned:
@@ -86,10 +103,10 @@ def parse_call(body: str) -> ToolCall:
     data: Any = None
     try:
         data = json.loads(cleaned)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):
         try:
             data = ast.literal_eval(cleaned)
-        except (ValueError, SyntaxError, MemoryError, RecursionError):
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
             data = _call_syntax(cleaned)
     if not isinstance(data, dict):
         return ToolCall(name="", args={}, raw=raw, error=f"the tool call is not valid JSON; write e.g. <tool>{example}</tool>")
@@ -114,7 +131,7 @@ def _call_syntax(text: str) -> dict | None:
     """``grep("x", "f.txt")`` / ``read(path="f", start=3)`` as ``{"name", "args"}``; None if not a call."""
     try:
         node = ast.parse(text, mode="eval").body
-    except SyntaxError:
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
         return None
     if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Name):
         return None
@@ -123,7 +140,7 @@ def _call_syntax(text: str) -> dict | None:
     try:
         positional = [ast.literal_eval(a) for a in node.args]
         keywords = {k.arg: ast.literal_eval(k.value) for k in node.keywords if k.arg}
-    except ValueError:
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
     if params is None or len(positional) > len(params):
         return {"name": name, "args": {**{f"arg{i}": v for i, v in enumerate(positional)}, **keywords}}

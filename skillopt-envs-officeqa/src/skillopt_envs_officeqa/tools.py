@@ -12,7 +12,7 @@ import fnmatch
 from pathlib import PurePosixPath
 from typing import Any
 
-from skillopt_envs_officeqa.docs import DocsIndex, ToolError, read_text
+from skillopt_envs_officeqa.docs import DocsIndex, ToolError, iter_lines
 
 MAX_GLOB = 50
 MAX_READ_CHARS = 4000
@@ -78,21 +78,23 @@ def glob(index: DocsIndex, allowed: tuple[str, ...], pattern: str) -> str:
 
 def read(index: DocsIndex, allowed: tuple[str, ...], path: str, start: int = 1, limit: int = DEFAULT_READ_LINES) -> str:
     real = index.resolve(path, allowed)
-    lines = read_text(real).splitlines()
-    if start > max(len(lines), 1):
-        raise ToolError(f"{path} has {len(lines)} lines; 'start' {start} is past the end")
     out: list[str] = []
-    used = 0
-    end = min(start + limit - 1, len(lines))
-    for number in range(start, end + 1):
-        line = f"{number:>5}: {lines[number - 1][:MAX_LINE_CHARS]}"
+    used, end, total, full = 0, start - 1, 0, False
+    for number, text in enumerate(iter_lines(real), 1):  # streamed: memory bounded by the window
+        total = number
+        if number < start or full or number >= start + limit:
+            continue
+        line = f"{number:>5}: {text[:MAX_LINE_CHARS]}"
         if used + len(line) + 1 > MAX_READ_CHARS:
-            end = number - 1
-            break
+            full = True
+            continue
         out.append(line)
         used += len(line) + 1
-    header = f"{path} lines {start}-{end} of {len(lines)}"
-    if end < len(lines):
+        end = number
+    if start > max(total, 1):
+        raise ToolError(f"{path} has {total} lines; 'start' {start} is past the end")
+    header = f"{path} lines {start}-{end} of {total}"
+    if end < total:
         header += f" (continue with start={end + 1})"
     return header + "\n" + "\n".join(out)
 
@@ -104,17 +106,16 @@ def grep(index: DocsIndex, allowed: tuple[str, ...], pattern: str, path: str = "
     total = 0
     for shown, real in targets:
         try:
-            text = read_text(real)
+            for number, line in enumerate(iter_lines(real), 1):
+                if needle in line.lower():
+                    total += 1
+                    if len(hits) < MAX_GREP_LINES:
+                        prefix = f"{number:>5}: " if path else f"{shown}:{number}: "
+                        hits.append(prefix + line[:MAX_LINE_CHARS])
         except ToolError:
             if path:
                 raise
             continue  # searching every file: skip the unreadable ones
-        for number, line in enumerate(text.splitlines(), 1):
-            if needle in line.lower():
-                total += 1
-                if len(hits) < MAX_GREP_LINES:
-                    prefix = f"{number:>5}: " if path else f"{shown}:{number}: "
-                    hits.append(prefix + line[:MAX_LINE_CHARS])
     if not hits:
         return f"no lines contain {pattern!r}" + (f" in {path}" if path else "")
     more = f"\n... {total - len(hits)} more matching lines not shown; use a more specific pattern" if total > len(hits) else ""

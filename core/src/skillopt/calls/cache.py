@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import sqlite3
 import threading
 import time
@@ -35,29 +36,84 @@ class CallCache:
     def __init__(self, path: Path):
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
+        try:
+            os.chmod(self.path.parent, 0o700)
+        except OSError:
+            pass
         self._local = threading.local()
-        with self._conn() as conn:
-            conn.execute(
-                "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, identity TEXT NOT NULL,"
-                " request TEXT NOT NULL, completion TEXT NOT NULL, created REAL NOT NULL)"
-            )
+        self.broken = ""  # why the cache stopped working mid-run ('' = it works)
+        try:
+            self._create()
+        except sqlite3.DatabaseError as exc:
+            aside = self.path.with_name(f"{self.path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+            conn = getattr(self._local, "conn", None)
+            if conn is not None:
+                conn.close()
+            self._local = threading.local()
+            for suffix in ("", "-wal", "-shm"):
+                part = self.path.with_name(self.path.name + suffix)
+                if part.exists():
+                    os.replace(part, aside.with_name(aside.name + suffix))
+            from skillopt.report import warn
+
+            warn(f"the call cache {self.path} is damaged ({exc}); moved it to {aside} and started an empty one")
+            self._create()
+
+    def _create(self) -> None:
+        conn = self._conn()
+        conn.execute(
+            "CREATE TABLE IF NOT EXISTS calls (key TEXT PRIMARY KEY, identity TEXT NOT NULL,"
+            " request TEXT NOT NULL, completion TEXT NOT NULL, created REAL NOT NULL)"
+        )
+        conn.execute("SELECT COUNT(*) FROM calls").fetchone()
+
+    def _fail(self, exc: Exception) -> None:
+        """A cache that breaks mid-run is switched off, never allowed to lose a paid call."""
+        if not self.broken:
+            self.broken = str(exc)
+            from skillopt.report import warn
+
+            warn(f"the call cache {self.path} failed ({exc}); continuing without it (move the file aside to reset it)")
 
     def _conn(self) -> sqlite3.Connection:
         conn = getattr(self._local, "conn", None)
         if conn is None:
-            conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
-            conn.execute("PRAGMA journal_mode=WAL")
+            old = os.umask(0o077)  # the cache holds prompts and replies: owner-only, WAL files too
+            try:
+                conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
+                conn.execute("PRAGMA journal_mode=WAL")
+            finally:
+                os.umask(old)
+            for path in (self.path, self.path.with_name(self.path.name + "-wal"), self.path.with_name(self.path.name + "-shm")):
+                try:
+                    os.chmod(path, 0o600)
+                except OSError:
+                    pass
             conn.execute("PRAGMA busy_timeout=30000")
             self._local.conn = conn
         return conn
 
     def get(self, key: str) -> Completion | None:
-        row = self._conn().execute("SELECT completion FROM calls WHERE key = ?", (key,)).fetchone()
-        if row is None:
+        if self.broken:
             return None
-        return from_data(json.loads(row[0]), Completion)
+        try:
+            row = self._conn().execute("SELECT completion FROM calls WHERE key = ?", (key,)).fetchone()
+            if row is None:
+                return None
+            return from_data(json.loads(row[0]), Completion)
+        except (sqlite3.DatabaseError, ValueError, TypeError) as exc:
+            self._fail(exc)
+            return None
 
     def put(self, key: str, identity: dict[str, Any], request: CompletionRequest, completion: Completion) -> None:
+        if self.broken:
+            return
+        try:
+            self._put(key, identity, request, completion)
+        except sqlite3.DatabaseError as exc:
+            self._fail(exc)
+
+    def _put(self, key: str, identity: dict[str, Any], request: CompletionRequest, completion: Completion) -> None:
         self._conn().execute(
             "INSERT OR REPLACE INTO calls (key, identity, request, completion, created) VALUES (?, ?, ?, ?, ?)",
             (

@@ -208,7 +208,7 @@ class ModelClient:
                 priced = self.pricer(completion.model or self.model, completion.usage)
                 if priced is not None:
                     cost = priced
-            completion = attrs.evolve(completion, cost_usd=cost, latency_s=completion.latency_s or latency)
+            completion = attrs.evolve(scrub_reply(completion), cost_usd=cost, latency_s=completion.latency_s or latency)
             self.ledger.record(role=self.role, stage=label, usage=completion.usage, cost_usd=cost, cached=False,
                                truncated=completion.finish_reason == "length")
             return completion
@@ -219,6 +219,19 @@ class ModelClient:
             return
         if self.cancel.wait(seconds):
             raise Cancelled("run cancelled")
+
+
+def scrub_reply(completion: Completion) -> Completion:
+    """The reply with every known or key-shaped secret masked, before it is cached, stored
+    or shown to the optimizer: a provider that echoes a key ("Incorrect API key provided:
+    sk-…") must not plant it in the run."""
+    text = redact_text(completion.text)
+    if text == completion.text:
+        return completion
+    from skillopt.redact import redact_data
+
+    parsed = redact_data(completion.parsed) if completion.parsed is not None else None
+    return attrs.evolve(completion, text=text, parsed=parsed)
 
 
 class StageClient:

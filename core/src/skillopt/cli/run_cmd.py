@@ -93,10 +93,11 @@ def eval_(
 
     flags = flag_values(**locals())
     try:
-        if not skill.is_file():
-            raise fail(f"--skill: no such file: {skill}")
+        from skillopt.envs import read_skill
+
+        text = read_skill(skill, "--skill")
         session = open_session(config_file=config, assignments=set_ or [], flags=flags, for_eval=True)
-        summary = session.evaluate(skill.read_text(encoding="utf-8"), split=split, repeats=repeats, skill_path=str(skill))
+        summary = session.evaluate(text, split=split, repeats=repeats, skill_path=str(skill))
     except KeyboardInterrupt:
         raise fail("interrupted", code=130) from None
     except SkillOptError as exc:

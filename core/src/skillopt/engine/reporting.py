@@ -124,9 +124,35 @@ def step_line(rec: StepRecord, total_steps: int, outcome) -> str:
     return line
 
 
+def load_history(rundir: RunDir) -> list[dict[str, Any]]:
+    """``history.json``; when it is damaged (a torn write, an editor), rebuilt from the
+    per-step ``step_record.json`` files, the damaged copy kept beside it. Nothing is lost:
+    every step record is written before history.json is."""
+    from skillopt.engine.rundir import RunFileError
+
+    try:
+        return read_json(rundir.history, [], expect=list) or []
+    except RunFileError as exc:
+        import os
+        import time
+
+        records = []
+        for path in sorted(rundir.root.glob("steps/step_*/step_record.json")):
+            entry = read_json(path, None, expect=dict)
+            if entry is not None:
+                records.append({"kind": "step", **entry})
+        aside = rundir.history.with_name(f"history.json.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+        os.replace(rundir.history, aside)
+        write_json(rundir.history, records)
+        from skillopt.report import warn
+
+        warn(f"{exc.args[0].split(';')[0]}; rebuilt it from {len(records)} step records (the damaged copy is {aside.name})")
+        return records
+
+
 def append_history(rundir: RunDir, entry: dict[str, Any], step: int | None = None) -> None:
     """Add (or replace, for a re-committed step) one entry of ``history.json``."""
-    history = read_json(rundir.history, []) or []
+    history = load_history(rundir)
     if step is not None:
         history = [h for h in history if not (h.get("kind", "step") == "step" and h.get("step") == step)]
         entry = {"kind": "step", **entry}

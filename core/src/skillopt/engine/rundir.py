@@ -12,6 +12,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from skillopt.errors import ConfigError
 from skillopt.fsio import write_atomic
 from skillopt.redact import redact_data, redact_text
 
@@ -33,11 +34,31 @@ def write_json(path: Path, data: Any) -> None:
     write_text(path, json.dumps(redact_data(data), indent=2, ensure_ascii=False, default=str) + "\n")
 
 
-def read_json(path: Path, default: Any = None) -> Any:
+class RunFileError(ConfigError):
+    """A run file that cannot be read as what it must be: the message names the file,
+    what is wrong with it and what to do; nothing else in the run directory is touched."""
+
+
+def read_json(path: Path, default: Any = None, *, expect: type | None = None) -> Any:
+    """The JSON in ``path`` (``default`` when it does not exist); a damaged or wrongly
+    shaped file raises :class:`RunFileError` instead of a traceback."""
+    advice = "move it aside (or restore it) and re-run; the run directory's other files are kept"
     try:
-        return json.loads(path.read_text(encoding="utf-8"))
+        raw = path.read_bytes()
     except FileNotFoundError:
         return default
+    except IsADirectoryError:
+        raise RunFileError(f"{path} is a directory, not a file; {advice}") from None
+    try:
+        data = json.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as exc:
+        raise RunFileError(f"{path} is not UTF-8 text (byte {exc.start}); {advice}") from None
+    except json.JSONDecodeError as exc:
+        where = f"truncated at byte {len(raw)}" if exc.pos >= len(raw.rstrip()) else f"damaged at byte {exc.pos}"
+        raise RunFileError(f"{path} is not valid JSON ({where}); {advice}") from None
+    if expect is not None and not isinstance(data, expect):
+        raise RunFileError(f"{path} holds a JSON {type(data).__name__}, not the {expect.__name__} a run writes there; {advice}")
+    return data
 
 
 def append_jsonl(path: Path, record: dict[str, Any]) -> None:
@@ -72,7 +93,12 @@ class RunDir:
         self.root = Path(root)
 
     def ensure(self) -> RunDir:
-        self.root.mkdir(parents=True, exist_ok=True)
+        if self.root.exists() and not self.root.is_dir():
+            raise ConfigError(f"--out {self.root} is a file, not a run directory; pass a new folder or an existing run's folder")
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+        except OSError as exc:
+            raise ConfigError(f"cannot create the run directory {self.root}: {exc.strerror or exc}") from None
         return self
 
     @property

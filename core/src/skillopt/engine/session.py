@@ -130,10 +130,7 @@ class Session:
     def _guard_resume(self, rundir: RunDir, data: dict, force: bool) -> tuple[str, tuple[str, ...]]:
         """The config's fingerprint, and what changed when resuming with ``--force-config``."""
         fingerprint = config_fingerprint(data)
-        try:
-            old = read_json(rundir.config)
-        except ValueError:
-            raise ConfigError(f"{rundir.config} is not valid JSON; use a new --out or repair the file") from None
+        old = read_json(rundir.config, expect=dict)
         if old is not None and config_fingerprint(old) != fingerprint:
             diff = config_diff(old, data)
             if not force:
@@ -170,11 +167,7 @@ class Session:
         policy, gate = build_policy(cfg), build_gate(cfg)
         env = self.env_cls(cfg.env)
         clients, ledger = self._clients(("target", "optimizer"))
-        try:
-            state = read_json(rundir.state) or {}
-        except ValueError:
-            state = {}
-        state = state if isinstance(state, dict) else {}
+        state = read_json(rundir.state, {}, expect=dict) or {}
         write_json(rundir.config, data)
         self._say(f"run directory: {out}" + (f" (preset: {cfg.preset})" if cfg.preset else ""))
         if state.get("status") not in (None, "finished"):

@@ -130,9 +130,15 @@ class Trainer:
 
     def start(self, run: RunContext, fingerprint: str, changes: tuple[str, ...]) -> str:
         self.ledger.attach(self.rundir.usage)
-        saved = read_json(self.rundir.state)
-        if isinstance(saved, dict) and saved.get("current_skill_path"):
-            self.state = from_data(saved, TrainState)
+        saved = read_json(self.rundir.state, expect=dict)
+        if saved and saved.get("current_skill_path"):
+            try:
+                self.state = from_data(saved, TrainState)
+            except Exception as exc:  # noqa: BLE001 - cattrs raises several kinds on wrong shapes
+                from skillopt.engine.rundir import RunFileError
+
+                raise RunFileError(f"{self.rundir.state} does not hold a run state ({type(exc).__name__}); move it aside "
+                                   "(the run then restarts from its baseline, re-using every saved result) or restore it") from None
             self._prior_wall = self.state.wall_time_s
             self.state.config_fingerprint, self.state.status = fingerprint, RunStatus.RUNNING
             if changes:
@@ -203,7 +209,7 @@ class Trainer:
         from skillopt.records import StepRecord
 
         try:
-            entries = reporting.step_entries(read_json(self.rundir.history, []) or [])
+            entries = reporting.step_entries(reporting.load_history(self.rundir))
             prior = [from_data(entry, StepRecord) for entry in entries]
         except Exception:  # noqa: BLE001 - a damaged history is the trainer's to report, not the observers'
             prior = []
@@ -322,7 +328,7 @@ class Trainer:
             final = final_eval(run, self.current(current), initial=initial, best=best, best_score=st.best_score)
             if final.promote_final:
                 self.set_best(current, final.final_val_score, st.last_completed_step, "final_promoted")
-        history = reporting.step_entries(read_json(self.rundir.history, []) or [])
+        history = reporting.step_entries(reporting.load_history(self.rundir))
         totals = self.ledger.totals()
         ending = summaries.classify(self.cfg, st, totals, stopped, history)
         st.status = ending[0]

@@ -39,6 +39,8 @@ class Launcher:
         self.runs_root = Path(runs_root)
         self._lock = threading.Lock()
         self._procs: dict[str, subprocess.Popen] = {}
+        #: keys given to launches, by the env var the child reads them from (memory only)
+        self._secrets: dict[str, str] = {}
 
     def check(self, spec: dict[str, Any]) -> list[dict[str, Any]]:
         """``skillopt check --no-call`` for a launch request: what would fail, and the
@@ -64,8 +66,29 @@ class Launcher:
         for item in assignments:
             if "=" not in item or item.startswith("-"):
                 raise ConfigError(f"set: expected key=value, got {item!r}")
-            args += ["--set", item]
+        args += [part for item in self._without_secrets(assignments) for part in ("--set", item)]
         return args, flags, assignments
+
+    def _without_secrets(self, assignments: list[str]) -> list[str]:
+        """Assignments safe to put on a command line and in a file: a key given to the
+        dashboard (``model.api_key=…``) becomes ``model.api_key_env=VAR`` and the value
+        goes to the child's environment only (kept in this process's memory, never stored)."""
+        from skillopt.redact import is_secret_key, register_secret
+
+        out = []
+        for item in assignments:
+            key, _, value = item.partition("=")
+            key = key.strip()
+            if not is_secret_key(key.rsplit(".", 1)[-1]):
+                out.append(item)
+                continue
+            if not key.endswith("api_key"):
+                raise ConfigError(f"set: {key} is a secret; give keys with `skillopt keys set` or an environment variable")
+            var = "SKILLOPT_DASHBOARD_" + key.upper().replace(".", "_")
+            register_secret(value.strip())
+            self._secrets[var] = value.strip()
+            out.append(f"{key}_env={var}")
+        return out
 
     def command(self, spec: dict[str, Any]) -> tuple[str, list[str]]:
         """(run id, argv) for a launch request, validated as ``skillopt run`` would."""
@@ -86,7 +109,9 @@ class Launcher:
     def launch(self, spec: dict[str, Any]) -> dict[str, Any]:
         run_id, argv = self.command(spec)
         self.log_path(run_id).parent.mkdir(parents=True, exist_ok=True)
-        self.log_path(run_id).with_suffix(".argv.json").write_text(json.dumps(argv[3:]), encoding="utf-8")
+        from skillopt.fsio import write_atomic
+
+        write_atomic(self.log_path(run_id).with_suffix(".argv.json"), json.dumps(argv[3:]), mode=0o600)
         return self._start(run_id, argv, mode="wb")
 
     def resume(self, run_id: str) -> dict[str, Any]:
@@ -100,8 +125,12 @@ class Launcher:
         return self._start(run_id, [sys.executable, "-m", "skillopt", *args], mode="ab")
 
     def _start(self, run_id: str, argv: list[str], *, mode: str) -> dict[str, Any]:
-        with open(self.log_path(run_id), mode) as sink:
-            proc = subprocess.Popen(argv, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
+        log = self.log_path(run_id)
+        fd = os.open(log, os.O_WRONLY | os.O_CREAT | (os.O_APPEND if mode == "ab" else os.O_TRUNC), 0o600)
+        env = {**os.environ, **{var: value for var, value in self._secrets.items() if var in " ".join(argv)}}
+        with os.fdopen(fd, "wb") as sink:
+            proc = subprocess.Popen(argv, stdout=sink, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
+                                    env=env)
         with self._lock:
             self._procs[run_id] = proc
         return {"id": run_id, "pid": proc.pid, "command": ["skillopt", *argv[3:]]}

@@ -77,22 +77,37 @@ def live_usage(path: Path) -> dict[str, Any]:
     return {"requests": totals.requests, "calls": totals.calls, "cost_usd": totals.cost_usd}
 
 
+def _mapping(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
 def overview(run_id: str, path: Path) -> dict[str, Any]:
-    """One row of the runs table."""
-    summary = read_json(path / "summary.json") or {}
-    state = read_json(path / "runtime_state.json") or {}
-    config = read_json(path / "config.json") or {}
+    """One row of the runs table; a run whose files are damaged is shown as such, never
+    allowed to hide the other runs."""
+    try:
+        return _overview(run_id, path)
+    except Exception as exc:  # noqa: BLE001 - one bad run must not break the list
+        return {"id": run_id, "path": str(path), "env": "", "preset": "", "status": f"unreadable: {type(exc).__name__}",
+                "steps_done": None, "steps_planned": None, "accepts": 0, "baseline_val": None, "best_val": None,
+                "best_step": None, "test_initial": None, "test_best": None, "cost_usd": None, "calls": None,
+                "updated": path.stat().st_mtime if path.exists() else 0.0}
+
+
+def _overview(run_id: str, path: Path) -> dict[str, Any]:
+    summary = _mapping(read_json(path / "summary.json"))
+    state = _mapping(read_json(path / "runtime_state.json"))
+    config = _mapping(read_json(path / "config.json"))
     history = steps_of(read_json(path / "history.json") or [])
     updated = _updated(path)
     status = summary.get("status") or state.get("status") or "unknown"
     if not summary and status not in ("finished", "stopped") and time.time() - updated > LIVE_WINDOW_S:
         status = "interrupted"  # no process has touched it lately: resumable with the same command
-    test = summary.get("test") or {}
-    usage = summary.get("usage") or live_usage(path)
+    test = _mapping(summary.get("test"))
+    usage = _mapping(summary.get("usage")) or live_usage(path)
     return {
         "id": run_id,
         "path": str(path),
-        "env": summary.get("env") or (config.get("env") or {}).get("name", ""),
+        "env": summary.get("env") or _mapping(config.get("env")).get("name", ""),
         "preset": config.get("preset", ""),
         "status": status,
         "steps_done": state.get("last_completed_step", len(history)),
@@ -101,8 +116,8 @@ def overview(run_id: str, path: Path) -> dict[str, Any]:
         "baseline_val": state.get("baseline_score"),
         "best_val": state.get("best_score"),
         "best_step": state.get("best_step"),
-        "test_initial": (test.get("initial") or {}).get("hard"),
-        "test_best": (test.get("best") or {}).get("hard"),
+        "test_initial": _mapping(test.get("initial")).get("hard"),
+        "test_best": _mapping(test.get("best")).get("hard"),
         "cost_usd": usage.get("cost_usd"),
         "calls": usage.get("requests", usage.get("calls")),
         "updated": updated,
@@ -120,8 +135,8 @@ def detail(run_id: str, path: Path) -> dict[str, Any]:
     history = read_json(path / "history.json") or []
     return {
         "overview": overview(run_id, path),
-        "summary": redact_data(read_json(path / "summary.json") or {}),
-        "config": redact_data(read_json(path / "config.json") or {}),
+        "summary": redact_data(_mapping(read_json(path / "summary.json"))),
+        "config": redact_data(_mapping(read_json(path / "config.json"))),
         "history": redact_data(steps_of(history)),
         "events": redact_data([h for h in history if isinstance(h, dict) and h.get("kind", "step") != "step"]
                               if isinstance(history, list) else []),
