@@ -109,7 +109,8 @@ def test_a_minibatch_whose_reply_breaks_the_schema_is_counted_not_adopted(tmp_pa
                 return '{"edits": "oops"}'
         return base(req)
 
-    make_trainer(tmp_path, optimizer_script=script, num_epochs=1).train()
+    # one analyst at a time: "the first three calls" are then one minibatch's reply and re-asks
+    make_trainer(tmp_path, optimizer_script=script, num_epochs=1, gradient={"minibatch_size": 4, "analyst_workers": 1}).train()
     rec = load(tmp_path / "steps" / "step_0001" / "step_record.json")
     assert rec["reflect_failures"] == 1 and "JSON schema" in rec["reflect_failure_reasons"][0]
     failed = [load(p)["result"] for p in (tmp_path / "steps" / "step_0001" / "reflect").glob("*.json")]

@@ -144,7 +144,7 @@ def test_final_code_reruns_on_every_case(tasks, scripted_client):
 
 
 HOSTILE = {
-    "api-key": f"""import os, openpyxl
+    "api-key": """import os, openpyxl
 wb = openpyxl.load_workbook(INPUT_PATH)
 ws = wb["Orders"]
 for r in range(2, 12):

@@ -218,3 +218,129 @@ def test_report_says_what_was_enforced(sandbox, book, namespaces_available):
         assert report["network"].startswith("isolated")
         assert report["filesystem"] == "read-only except the work directory", report
         assert report["capabilities"].startswith("dropped")
+
+
+def test_agent_credentials_and_shell_history_are_hidden(monkeypatch, tmp_path, book, namespaces_available):
+    if not namespaces_available:
+        pytest.skip("hiding files needs a private mount namespace")
+    home = tmp_path / "home"
+    planted = {home / ".codex" / "auth.json": "codex-token-5d1e", home / ".claude" / ".credentials.json": "claude-token-9a7b",
+               home / ".bash_history": "export OPENAI_API_KEY=history-key-3c2f", home / ".claude.json": "claude-json-8e4d"}
+    for path, text in planted.items():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    monkeypatch.setenv("HOME", str(home))
+    code = f"""import os
+found = []
+for path in {[str(p) for p in planted]!r}:
+    try:
+        found.append(open(path).read())
+    except OSError:
+        pass
+print("FOUND", found)
+"""
+    result = Sandbox(Limits(wall_s=20)).run(code, book)
+    assert result.ok or "FOUND" in result.stdout, result
+    for text in planted.values():
+        assert text not in result.stdout + result.stderr, result.stdout
+
+
+# ---------------------------------------------------------------------------- without namespaces
+
+HOSTILE = """import os, socket
+results = {}
+def attempt(name, fn):
+    try:
+        fn()
+        results[name] = "DONE"
+    except BaseException as exc:
+        results[name] = "refused " + type(exc).__name__
+def write_outside():
+    fd = os.open(os.path.basename(TARGET), os.O_WRONLY | os.O_CREAT, 0o644, dir_fd=os.open(os.path.dirname(TARGET), os.O_RDONLY))
+    os.write(fd, b"escaped")
+def connect():
+    import _socket
+    s = _socket.socket(_socket.AF_INET, _socket.SOCK_STREAM)
+    s.connect(("127.0.0.1", PORT))
+def spawn():
+    import _posixsubprocess
+    _posixsubprocess.fork_exec(["/bin/true"], [b"/bin/true"], True, (), None, None, -1, -1, -1, -1, -1, -1, -1, -1, False,
+                               False, -1, None, None, None, -1, None, False)
+def parent_env():
+    data = open(f"/proc/{os.getppid()}/environ", "rb").read() + open("/proc/1/environ", "rb").read()
+    if SECRET.encode() in data:
+        raise SystemError("LEAK")
+    raise PermissionError("no key there")
+attempt("write", write_outside)
+attempt("socket", connect)
+attempt("fork", os.fork) if hasattr(os, "fork") else None
+attempt("spawn", spawn)
+attempt("auth", lambda: open(AUTH).read())
+attempt("environ", parent_env)
+print("RESULTS", results)
+"""
+
+
+def _process_mode_run(tmp_path, book, monkeypatch, guard):
+    monkeypatch.setenv("OPENAI_COMPATIBLE_API_KEY", SECRET)
+    home = tmp_path / "home"
+    (home / ".codex").mkdir(parents=True)
+    (home / ".codex" / "auth.json").write_text("codex-login-token-4e1f")
+    monkeypatch.setenv("HOME", str(home))
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(1)
+    target = tmp_path / "escaped.txt"
+    prelude = (f"TARGET = {str(target)!r}\nPORT = {listener.getsockname()[1]}\nSECRET = {SECRET!r}\n"
+               f"AUTH = {str(home / '.codex' / 'auth.json')!r}\n")
+    try:
+        result = Sandbox(Limits(wall_s=30), isolation="process", guard=guard).run(prelude + HOSTILE, book)
+    finally:
+        listener.close()
+    line = next((x for x in result.stdout.splitlines() if x.startswith("RESULTS")), "")
+    assert line, result
+    return eval(line.split(" ", 1)[1]), target, result  # noqa: S307 - our own printed dict
+
+
+@pytest.mark.parametrize("guard", [True, False])
+def test_process_isolation_contains_pure_python_bypasses(tmp_path, book, monkeypatch, guard):
+    """The non-namespace path, forced by configuration; ``guard=False`` shows the kernel
+    layers (Landlock and seccomp) hold on their own against calls that bypass the
+    Python audit hook (``os.open(dir_fd=)``, ``_posixsubprocess``, ``_socket``)."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("Landlock and seccomp are Linux-only")
+    results, target, result = _process_mode_run(tmp_path, book, monkeypatch, guard)
+    if not str(result.sandbox.get("filesystem", "")).startswith("Landlock"):
+        pytest.skip(f"this kernel has no Landlock: {result.sandbox.get('filesystem')}")
+    assert results["write"].startswith("refused") and not target.exists(), results
+    assert results["auth"].startswith("refused"), results
+    assert results["socket"].startswith("refused"), results
+    assert results["spawn"].startswith("refused") and results.get("fork", "refused").startswith("refused"), results
+    assert results["environ"].startswith("refused") and "LEAK" not in results["environ"], results
+    assert "seccomp" in result.sandbox["syscalls"] and result.sandbox["network"].startswith("denied"), result.sandbox
+
+
+def test_auto_uses_process_isolation_where_only_landlock_exists(monkeypatch):
+    from skillopt_envs_spreadsheet import sandbox
+
+    monkeypatch.setitem(sandbox._PROBED, "auto", [])
+    monkeypatch.setattr(sandbox, "landlock_available", lambda: True)
+    assert "Landlock" in Sandbox(Limits(), isolation="auto").describe()
+
+
+def test_auto_refuses_without_namespaces_and_says_how_to_opt_in(monkeypatch):
+    from skillopt_envs_spreadsheet import sandbox
+
+    monkeypatch.setitem(sandbox._PROBED, "auto", [])  # a host where unshare cannot create namespaces
+    monkeypatch.setattr(sandbox, "landlock_available", lambda: False)  # ... nor Landlock (macOS, old kernels)
+    with pytest.raises(sandbox.SandboxUnavailable) as err:
+        Sandbox(Limits(), isolation="auto")
+    assert "env.isolation=process" in str(err.value)
+    with pytest.raises(sandbox.SandboxUnavailable):
+        Sandbox(Limits(), isolation="strict")
+    assert Sandbox(Limits(), isolation="process").prefix == []  # the explicit opt-in runs
+    from skillopt.api import EnvUnavailable
+
+    assert isinstance(err.value, EnvUnavailable)  # the engine stops the run instead of failing every item

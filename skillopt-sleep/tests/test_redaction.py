@@ -58,3 +58,17 @@ def test_clip_scrubs_before_clipping():
 def test_scrub_data_blanks_secret_keys_and_strings():
     data = scrub_data({"api_key": "zzzzzzzz", "notes": ["DB_PASSWORD=hunter2xyz"], "n": 3})
     assert data["api_key"] == MASK and "hunter2xyz" not in data["notes"][0] and data["n"] == 3
+
+
+def test_a_low_entropy_aws_secret_in_prose_is_masked():
+    from skillopt_sleep.redaction import scrub
+
+    example = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"  # AWS's documented example: memorable, not random
+    for text in (
+        f"my aws secret access key is {example}, use it for the deploy",
+        f"AWS creds: AKIA0000EXAMPLE0000AB / {example}",
+        "the password was correcthorsebattery and it still failed",
+    ):
+        out = scrub(text)
+        assert example not in out and "correcthorsebattery" not in out, out
+    assert scrub("the secret is to run the tests first") == "the secret is to run the tests first"  # prose stays

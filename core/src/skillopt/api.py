@@ -100,6 +100,7 @@ _GROUPS: dict[str, dict[str, str]] = {
         "SkillOptError": "skillopt.errors:SkillOptError",
         "ConfigError": "skillopt.errors:ConfigError",
         "PluginError": "skillopt.errors:PluginError",
+        "EnvUnavailable": "skillopt.errors:EnvUnavailable",
         "BackendError": "skillopt.errors:BackendError",
         "AuthError": "skillopt.errors:AuthError",
         "BadRequestError": "skillopt.errors:BadRequestError",

@@ -16,6 +16,12 @@ class ConfigError(SkillOptError):
     """The user's configuration is wrong; the message says what to change."""
 
 
+class EnvUnavailable(ConfigError):
+    """The env cannot run on this host as configured (a sandbox it needs is missing):
+    raised from ``rollout``, it stops the run with its message instead of failing
+    every item one by one."""
+
+
 class PluginError(SkillOptError):
     """A plugin is missing, broken or conflicts with another one."""
 

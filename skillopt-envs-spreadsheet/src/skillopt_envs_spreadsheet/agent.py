@@ -148,17 +148,18 @@ def solve(env, task: Task, skill: str, model, ctx) -> Rollout:
     score = attrs.evolve(score, metrics=metrics)
     conv.add("system", verification_report(results), kind="evaluation")
     if ctx.workdir is not None:
-        _save(Path(ctx.workdir), code, user)
+        _save(Path(ctx.workdir), code, user, env.sandbox.describe())
     return Rollout(
         task_id=task.id, task_type=task.task_type, turns=tuple(conv.turns), prediction=code, score=score,
         usage=conv.usage, duration_s=time.monotonic() - started,
     )
 
 
-def _save(folder: Path, code: str, user: str) -> None:
-    """The final code and the prompt next to the engine's conversation.json (for people)."""
+def _save(folder: Path, code: str, user: str, isolation: str) -> None:
+    """The final code, the prompt and the isolation it ran under, next to the engine's
+    conversation.json (for people)."""
     folder.mkdir(parents=True, exist_ok=True)
-    for name, text in (("solution.py", code), ("target_user_prompt.txt", user)):
+    for name, text in (("solution.py", code), ("target_user_prompt.txt", user), ("sandbox.txt", isolation + "\n")):
         tmp = folder / f".{name}.tmp"
         tmp.write_text(text, encoding="utf-8")
         tmp.replace(folder / name)

@@ -29,7 +29,8 @@ class SpreadsheetConfig(EnvConfig):
     mode: str = attrs.field(default="multi", validator=v.in_(MODES))
     max_turns: int = attrs.field(default=30, validator=v.ge(1))
     split_manifest: str = ""
-    isolation: str = attrs.field(default="auto", validator=v.in_(("auto", "strict", "basic")))
+    #: auto/strict: Linux namespaces, else refuse; process: the weaker isolation where they are unavailable
+    isolation: str = attrs.field(default="auto", validator=v.in_(("auto", "strict", "process", "basic")))
     case_wall_s: float = attrs.field(default=30.0, validator=v.gt(0))
     case_cpu_s: int = attrs.field(default=20, validator=v.ge(1))
     case_memory_mb: int = attrs.field(default=1024, validator=v.ge(128))
@@ -117,6 +118,9 @@ class SpreadsheetEnv(Env):
                 limits = Limits(wall_s=c.case_wall_s, cpu_s=c.case_cpu_s, memory_mb=c.case_memory_mb, file_mb=c.case_file_mb,
                                 output_chars=c.feedback_chars)
                 self._sandbox = Sandbox(limits, isolation=c.isolation)
+                from skillopt.api import say
+
+                say(f"spreadsheet sandbox (env.isolation={c.isolation}): [bold]{self._sandbox.describe()}[/bold]")
             return self._sandbox
 
     def preview(self, task: Task) -> str:

@@ -28,7 +28,16 @@ from pathlib import Path
 import attrs
 
 RUNNER = Path(__file__).with_name("sandbox_runner.py")
-ISOLATION_LEVELS = ("auto", "strict", "basic")
+#: ``strict``: Linux namespaces or refuse; ``auto``: namespaces, else process isolation
+#: when the kernel confines it (Landlock + seccomp), else refuse; ``process``: process
+#: isolation whatever the kernel offers (``basic`` is its former name)
+ISOLATION_LEVELS = ("auto", "strict", "process", "basic")
+NO_NAMESPACES = (
+    "model-written code runs only inside Linux namespaces (util-linux `unshare` with mount and network namespaces, "
+    "as root or with unprivileged user namespaces) or under Landlock, and this host allows neither. To run it with process isolation "
+    "instead (Landlock and seccomp on Linux: writes only in the work directory, no sockets, no new processes; "
+    "elsewhere only rlimits and a Python audit hook, which native code can bypass), set env.isolation=process"
+)
 INPUT_NAME, OUTPUT_NAME, CODE_NAME = "input.xlsx", "output.xlsx", "solution.py"
 
 _SIGNAL_REASONS = {
@@ -39,8 +48,14 @@ _SIGNAL_REASONS = {
 }
 
 
-class SandboxUnavailable(RuntimeError):
-    """``isolation='strict'`` was asked for but namespaces cannot be created here."""
+try:
+    from skillopt.api import EnvUnavailable as _Base
+except ImportError:  # the sandbox also works without skillopt installed
+    _Base = RuntimeError
+
+
+class SandboxUnavailable(_Base):
+    """Namespaces cannot be created here and the weaker isolation was not asked for."""
 
 
 @attrs.frozen(kw_only=True)
@@ -111,18 +126,33 @@ def namespace_prefix(isolation: str = "auto") -> list[str]:
     """The ``unshare`` command line that works on this host (probed once), or []."""
     if isolation not in ISOLATION_LEVELS:
         raise ValueError(f"isolation must be one of {', '.join(ISOLATION_LEVELS)}, got {isolation!r}")
-    if isolation == "basic":
+    if isolation in ("process", "basic"):
         return []
     with _PROBE_LOCK:
         if "auto" not in _PROBED:
             _PROBED["auto"] = _probe()
         prefix = _PROBED["auto"]
-    if not prefix and isolation == "strict":
-        raise SandboxUnavailable(
-            "env.isolation='strict' needs Linux namespaces (util-linux `unshare` with mount and network namespaces, "
-            "as root or with unprivileged user namespaces enabled); use isolation='auto' to run with rlimits and the audit guard only"
-        )
+    if not prefix and (isolation == "strict" or not landlock_available()):
+        raise SandboxUnavailable(NO_NAMESPACES if isolation == "auto" else NO_NAMESPACES.split(". To run")[0] + ".")
     return list(prefix)
+
+
+def landlock_available() -> bool:
+    """Whether this kernel offers Landlock (the file confinement of process isolation)."""
+    if not sys.platform.startswith("linux"):
+        return False
+    import platform
+
+    if platform.machine() not in ("x86_64", "aarch64"):
+        return False
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.syscall.restype = ctypes.c_long
+        return libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1)) >= 1
+    except (OSError, AttributeError):
+        return False
 
 
 def _probe() -> list[str]:
@@ -159,7 +189,11 @@ def secret_paths() -> list[str]:
     """Folders and files that may hold credentials; hidden from the code when mounts allow."""
     home = Path.home()
     names = [".ssh", ".aws", ".azure", ".config", ".docker", ".kube", ".gnupg", ".netrc", ".git-credentials", ".pypirc",
-             ".npmrc", ".local/share/skillopt"]
+             ".npmrc", ".local/share/skillopt",
+             # coding agents' logins and transcripts, and shell histories (typed secrets end up there)
+             ".codex", ".claude", ".claude.json", ".cursor", ".copilot", ".gemini", ".continue", ".local/share/opencode",
+             ".vscode-server", ".bash_history", ".zsh_history", ".python_history", ".node_repl_history", ".psql_history",
+             ".mysql_history", ".lesshst", ".viminfo"]
     paths = [home / n for n in names]
     try:
         from skillopt.api import cache_dir, config_dir
@@ -177,6 +211,19 @@ def secret_paths() -> list[str]:
         if p.exists() and not any(n == real or n.startswith(real + os.sep) for n in needed):
             out.add(str(p))
     return sorted(out)
+
+
+def _protect_parent() -> None:
+    """Without a PID namespace the code could read this process's environment (API keys)
+    from ``/proc/PID/environ``; a non-dumpable process's files there are root's only."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(4, 0, 0, 0, 0)  # PR_SET_DUMPABLE = 0
+    except (OSError, AttributeError):
+        pass
 
 
 def _base_env(workdir: str) -> dict[str, str]:
@@ -204,10 +251,15 @@ class Sandbox:
         self.guard = guard
         self.python = python or sys.executable
         self.prefix = namespace_prefix(isolation)
+        if not self.prefix:
+            _protect_parent()
 
     def describe(self) -> str:
+        if not self.prefix and not landlock_available():
+            return "process isolation without kernel confinement: empty environment, private HOME, rlimits, audit guard (native code can bypass it)"
         if not self.prefix:
-            return "rlimits + audit guard (no namespaces)"
+            return ("process isolation (no namespaces): Landlock (writes only in the work dir, no reads of HOME, /proc or "
+                    "/tmp), seccomp (no sockets, no new processes), empty environment, private HOME, rlimits, audit guard")
         flags = [a for a in self.prefix[1:] if a.startswith("--")]
         return "namespaces " + " ".join(flags) + " + read-only mounts + no capabilities + rlimits + audit guard"
 
@@ -239,6 +291,8 @@ class Sandbox:
             "hide": secret_paths() if self.prefix else [],
             "parent_namespaces": _namespaces(),
             "guard": self.guard,
+            "seccomp": not self.prefix,
+            "landlock": not self.prefix,
         }
         env = _base_env(work_s) | {"INPUT_PATH": spec["input_path"], "OUTPUT_PATH": spec["output_path"]}
         argv = [*self.prefix, self.python, "-I", "-B", str(RUNNER), str(ctl / "spec.json")]
@@ -253,7 +307,12 @@ class Sandbox:
         stdout = _clip_file(ctl / "stdout.txt", self.limits.output_chars)
         stderr = _without_launcher_noise(_clip_file(ctl / "stderr.txt", self.limits.output_chars))
         report = _read_report(ctl / "report.json")
-        report["network"] = "isolated (network namespace)" if report.get("namespaces", {}).get("net") else "audit guard only"
+        if report.get("namespaces", {}).get("net"):
+            report["network"] = "isolated (network namespace)"
+        elif "seccomp" in str(report.get("syscalls", "")):
+            report["network"] = "denied (seccomp: no sockets)"
+        else:
+            report["network"] = "audit guard only"
         common = {"returncode": proc.returncode, "stdout": stdout, "stderr": stderr, "duration_s": duration, "sandbox": report}
         if outcome == "timeout":
             return ExecResult(status="timeout", message=f"killed after the wall-time limit of {self.limits.wall_s:g}s", **common)

@@ -262,6 +262,109 @@ def _user_traceback(exc: BaseException, code_path: str) -> str:
     return "".join(traceback.format_exception(type(exc), exc, tb))
 
 
+# ---------------------------------------------------------------------------- without namespaces
+
+#: (audit arch, socket, fork, vfork, clone, clone3) syscall numbers per machine
+_SYSCALLS = {"x86_64": (0xC000003E, 41, 57, 58, 56, 435), "aarch64": (0xC00000B7, 198, None, None, 220, 435)}
+
+
+def deny_network_and_processes() -> str:
+    """A seccomp filter: ``socket()`` fails with EACCES, new processes (fork, vfork, clone
+    without CLONE_THREAD, clone3) with EPERM/ENOSYS; threads still work. Needs no
+    privilege (``no_new_privs`` is set first), so it contains code where namespaces
+    cannot be created. Native code cannot bypass it: the kernel checks every syscall."""
+    import ctypes
+    import platform
+    import struct
+
+    numbers = _SYSCALLS.get(platform.machine())
+    if numbers is None:
+        return f"not installed (no syscall table for {platform.machine()})"
+    arch, sys_socket, sys_fork, sys_vfork, sys_clone, sys_clone3 = numbers
+    ld, jeq, jset, ret = 0x20, 0x15, 0x45, 0x06  # BPF_LD|W|ABS, BPF_JMP|JEQ|K, BPF_JMP|JSET|K, BPF_RET|K
+    allow, kill = 0x7FFF0000, 0x80000000
+    eacces, eperm, enosys = 0x00050000 | 13, 0x00050000 | 1, 0x00050000 | 38
+    prog = [(ld, 0, 0, 4), (jeq, 1, 0, arch), (ret, 0, 0, kill), (ld, 0, 0, 0)]
+    if arch == 0xC000003E:  # x32 syscalls (bit 30) would dodge the table
+        prog += [(0x35, 0, 1, 0x40000000), (ret, 0, 0, kill)]  # BPF_JMP|JGE|K
+    prog += [(jeq, 0, 1, sys_socket), (ret, 0, 0, eacces), (jeq, 0, 1, sys_clone3), (ret, 0, 0, enosys)]
+    for nr in (sys_fork, sys_vfork):
+        if nr is not None:
+            prog += [(jeq, 0, 1, nr), (ret, 0, 0, eperm)]
+    # clone: allowed only with CLONE_THREAD (0x10000) in its flags (args[0], low word at offset 16)
+    prog += [(jeq, 0, 3, sys_clone), (ld, 0, 0, 16), (jset, 1, 0, 0x10000), (ret, 0, 0, eperm), (ret, 0, 0, allow)]
+    raw = b"".join(struct.pack("HBBI", *ins) for ins in prog)
+    buf = ctypes.create_string_buffer(raw)
+
+    class Prog(ctypes.Structure):
+        _fields_ = [("len", ctypes.c_ushort), ("filter", ctypes.c_void_p)]
+
+    fprog = Prog(len(prog), ctypes.addressof(buf))
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    if libc.prctl(38, 1, 0, 0, 0) != 0:  # PR_SET_NO_NEW_PRIVS
+        return f"not installed (no_new_privs: {os.strerror(ctypes.get_errno())})"
+    if libc.prctl(22, 2, ctypes.addressof(fprog), 0, 0) != 0:  # PR_SET_SECCOMP, SECCOMP_MODE_FILTER
+        return f"not installed ({os.strerror(ctypes.get_errno())})"
+    return "no sockets, no new processes (seccomp)"
+
+
+def landlock(workdir: str) -> str:
+    """Landlock (Linux >= 5.13, no privilege needed): the work directory is the only
+    place this process may write; it may read only the interpreter, its packages and the
+    system's libraries (not HOME, not /proc, not /tmp); TCP is denied (ABI >= 4) and
+    signals to processes outside the sandbox too (ABI >= 6)."""
+    import ctypes
+    import platform
+    import struct
+
+    if platform.machine() not in ("x86_64", "aarch64"):
+        return f"not enforced (no syscall numbers for {platform.machine()})"
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    abi = libc.syscall(444, None, ctypes.c_size_t(0), ctypes.c_uint32(1))
+    if abi < 1:
+        return f"not enforced (Landlock unavailable: {os.strerror(ctypes.get_errno())})"
+    read = 1 | 4 | 8  # execute, read file, read dir
+    write = 2 | 16 | 32 | 64 | 128 | 256 | 512 | 1024 | 2048 | 4096
+    handled = read | write | (8192 if abi >= 2 else 0) | (16384 if abi >= 3 else 0) | (32768 if abi >= 5 else 0)
+    fields = [handled]
+    if abi >= 4:
+        fields.append(1 | 2)  # TCP bind and connect, no rule allows either
+    if abi >= 6:
+        fields.append(1 | 2)  # abstract unix sockets and signals scoped to the sandbox
+    attr = ctypes.create_string_buffer(struct.pack(f"{len(fields)}Q", *fields))
+    ruleset = libc.syscall(444, attr, ctypes.c_size_t(len(attr.raw)), ctypes.c_uint32(0))
+    if ruleset < 0:
+        return f"not enforced (create_ruleset: {os.strerror(ctypes.get_errno())})"
+    readable = {sys.prefix, sys.base_prefix, sys.exec_prefix, "/usr", "/lib", "/lib64", "/bin", "/sbin", "/etc/ssl",
+                "/etc/ld.so.cache", "/etc/localtime", "/usr/share/zoneinfo"}
+    readable |= {p for p in sys.path if p and os.path.isabs(p)}
+    import mimetypes  # openpyxl reads the system's MIME table at import
+
+    readable |= set(mimetypes.knownfiles)
+    allowed = {os.path.realpath(p): read for p in readable if os.path.exists(p)}
+    allowed[os.path.realpath(workdir)] = handled
+    allowed["/dev/null"] = 2 | 4
+    added = 0
+    for path, access in sorted(allowed.items()):
+        try:
+            fd = os.open(path, os.O_PATH | os.O_CLOEXEC)
+        except OSError:
+            continue
+        if not os.path.isdir(path):
+            access &= 1 | 2 | 4 | 16384  # rights that apply to a file
+        rule = ctypes.create_string_buffer(struct.pack("=Qi", access & handled, fd))
+        if libc.syscall(445, ctypes.c_int(ruleset), ctypes.c_int(1), rule, ctypes.c_uint32(0)) == 0:
+            added += 1
+        os.close(fd)
+    libc.prctl.argtypes = [ctypes.c_int, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong, ctypes.c_ulong]
+    if libc.prctl(38, 1, 0, 0, 0) != 0 or libc.syscall(446, ctypes.c_int(ruleset), ctypes.c_uint32(0)) != 0:
+        return f"not enforced (restrict_self: {os.strerror(ctypes.get_errno())})"
+    os.close(ruleset)
+    return f"Landlock ABI {abi}: writes only in the work directory, reads only interpreter and system files ({added} rules)"
+
+
 def main(argv: list[str]) -> int:
     with open(argv[1], encoding="utf-8") as fh:
         spec = json.load(fh)
@@ -293,6 +396,16 @@ def main(argv: list[str]) -> int:
         import ctypes  # noqa: F401
     except ImportError:
         pass
+    if spec.get("landlock") and sys.platform.startswith("linux"):
+        try:
+            report["filesystem"] = landlock(workdir)
+        except Exception as exc:  # noqa: BLE001 - recorded; the other layers still apply
+            report["filesystem"] = f"not enforced ({type(exc).__name__}: {exc})"
+    if spec.get("seccomp") and sys.platform.startswith("linux"):
+        try:
+            report["syscalls"] = deny_network_and_processes()
+        except Exception as exc:  # noqa: BLE001 - recorded; the refusal below keeps it honest
+            report["syscalls"] = f"not installed ({type(exc).__name__}: {exc})"
     report["rlimits"] = set_limits(spec.get("limits", {}))
     _raise_on_cpu_limit(spec.get("limits", {}).get("cpu_s"))
     os.chdir(workdir)

@@ -41,6 +41,15 @@ _URL_CREDS = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@]+:)([^\s@/]{3,})(@
 # Connection strings: Password=...; Pwd=...
 _CONN_STRING = re.compile(r"(?i)\b((?:password|pwd)\s*=\s*)([^;\s'\"]{3,})")
 
+# Prose: "my secret key is X", "the password was X", "aws_secret_access_key X": whatever the
+# entropy of X (a memorable or example key is still a key).
+_PROSE_SECRET = re.compile(
+    r"(?i)\b((?:aws\s+)?(?:secret(?:\s+access)?(?:\s+key)?|password|passphrase|api\s+key|access\s+token|auth\s+token)"
+    r"(?:\s+(?:is|was|=|:|would\s+be))\s+)([`'\"]?)([^\s`'\"]{8,})\2"
+)
+# An AWS secret access key's shape (40 characters of base64) on a line that mentions AWS.
+_AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
+
 _TOKEN = re.compile(r"[A-Za-z0-9+/=_\-]{20,}")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
 _HEX = re.compile(r"^[0-9a-fA-F]+$")
@@ -92,6 +101,9 @@ def scrub(text: str) -> str:
     text = _JSON_PAIR.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)
     text = _URL_CREDS.sub(lambda m: f"{m.group(1)}{MASK}{m.group(3)}", text)
     text = _CONN_STRING.sub(lambda m: f"{m.group(1)}{MASK}", text)
+    text = _PROSE_SECRET.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)
+    if "aws" in text.lower():
+        text = "\n".join(_AWS_SECRET.sub(MASK, line) if "aws" in line.lower() else line for line in text.split("\n"))
     return _mask_random_tokens(text)
 
 

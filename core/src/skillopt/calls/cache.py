@@ -41,6 +41,8 @@ class CallCache:
         except OSError:
             pass
         self._local = threading.local()
+        self._all: list[sqlite3.Connection] = []  # every thread's connection, closed by close()
+        self._all_lock = threading.Lock()
         self.broken = ""  # why the cache stopped working mid-run ('' = it works)
         try:
             self._create()
@@ -89,6 +91,8 @@ class CallCache:
                     os.chmod(path, 0o600)
                 except OSError:
                     pass
+            with self._all_lock:
+                self._all.append(conn)
             conn.execute("PRAGMA busy_timeout=30000")
             self._local.conn = conn
         return conn
@@ -124,6 +128,17 @@ class CallCache:
                 time.time(),
             ),
         )
+
+    def close(self) -> None:
+        """Close every thread's connection (the WAL is checkpointed into the file)."""
+        with self._all_lock:
+            conns, self._all = self._all, []
+        for conn in conns:
+            try:
+                conn.close()
+            except sqlite3.Error:
+                pass
+        self._local = threading.local()
 
     def __len__(self) -> int:
         return self._conn().execute("SELECT COUNT(*) FROM calls").fetchone()[0]

@@ -97,6 +97,8 @@ class ModelClient:
         """Stop this client and release its backend (calls in flight are abandoned)."""
         self.cancel.set()
         self.backend.close()
+        if self.cache is not None:
+            self.cache.close()
 
     # ---------------------------------------------------------------- public
 

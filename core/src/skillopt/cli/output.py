@@ -20,10 +20,13 @@ def info(message: str) -> None:
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
-    """Print an error (secrets masked) and return the Exit to raise."""
+    """Print an error (secrets masked; its text printed literally, so ``[train]`` or a path
+    with brackets is not taken for rich markup) and return the Exit to raise."""
+    from rich.markup import escape
+
     from skillopt.redact import redact_text
 
-    stderr_console().print(f"[bold red]error:[/bold red] {redact_text(message)}", markup=True, soft_wrap=True)
+    stderr_console().print(f"[bold red]error:[/bold red] {escape(redact_text(message))}", markup=True, soft_wrap=True)
     return typer.Exit(code)
 
 

@@ -21,8 +21,8 @@ import attrs
 
 from skillopt.envs import Env, RolloutContext
 from skillopt.errors import (
-    AuthError, BackendError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, ContextLengthError, SchemaError,
-    SkillOptError,
+    AuthError, BackendError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, ContextLengthError, EnvUnavailable,
+    SchemaError, SkillOptError,
 )
 from skillopt.records import Rollout, Score, Task, skill_hash
 from skillopt.redact import redact_text
@@ -31,7 +31,7 @@ from skillopt.engine.resumable import ItemLog
 from skillopt.engine.rundir import safe_name, write_json
 from skillopt.engine.seeds import derive_seed
 
-FATAL = (AuthError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled)
+FATAL = (AuthError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, EnvUnavailable)
 
 
 def item_key(task_id: str, repeat: int) -> str:

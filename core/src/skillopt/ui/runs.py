@@ -24,7 +24,34 @@ _STEP = re.compile(r"step_(\d+)$")
 LIVE_WINDOW_S = 120.0
 
 
+def planted_link(file: Path) -> bool:
+    """True when ``file``, or a folder between it and its run directory, is a symlink: the
+    engine never writes one, so it was planted, and the dashboard must not follow it out
+    of the run (the run directory itself may be a link)."""
+    node = Path(file)
+    for _ in range(6):
+        if node.is_symlink():
+            return True
+        parent = node.parent
+        if parent == node or is_run_dir(parent):
+            return False
+        node = parent
+    return False
+
+
+def read_text_inside(file: Path) -> str | None:
+    """A run file's text, never through a planted link; None when unreadable."""
+    if planted_link(file):
+        return None
+    try:
+        return file.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return None
+
+
 def read_json(path: Path) -> Any:
+    if planted_link(path):
+        return None
     try:
         return json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
@@ -155,10 +182,8 @@ def skill_text(path: Path, version: int | str) -> str | None:
         file = path / "best_skill.md"
     else:
         file = path / "skills" / f"skill_v{int(version):04d}.md"
-    try:
-        return redact_text(file.read_text(encoding="utf-8"))
-    except OSError:
-        return None
+    text = read_text_inside(file)
+    return redact_text(text) if text is not None else None
 
 
 def skill_diff(path: Path, a: int | str, b: int | str) -> dict[str, Any] | None:
@@ -197,7 +222,7 @@ def step_detail(path: Path, step: int) -> dict[str, Any] | None:
     return {
         "step": int(step),
         "files": files,
-        "candidate_skill": redact_text(candidate.read_text(encoding="utf-8")) if candidate.is_file() else None,
+        "candidate_skill": redact_text(read_text_inside(candidate) or "") if candidate.is_file() and not planted_link(candidate) else None,
         "rollouts": sorted(p.name for p in (folder / "rollout").glob("*")) if (folder / "rollout").is_dir() else [],
     }
 

@@ -57,8 +57,14 @@ def make_server(dashboard: Dashboard, host: str = "127.0.0.1", port: int = 0) ->
     server = ThreadingHTTPServer((host, port), _handler_for(dashboard))
     server.daemon_threads = True
     bound = server.server_address[1]
-    if host in LOOPBACK:
-        dashboard.allowed_hosts = {f"{h}:{bound}" for h in ("127.0.0.1", "localhost", "[::1]")}
+    names = {"127.0.0.1", "localhost", "[::1]"}
+    if host not in LOOPBACK:  # reachable from elsewhere: the names this machine answers to, never "any Host"
+        import socket
+
+        names |= {host if ":" not in host else f"[{host}]", socket.gethostname(), socket.getfqdn()}
+        names.discard("0.0.0.0")
+        names.discard("[::]")
+    dashboard.allowed_hosts = {f"{h}:{bound}" for h in names if h}
     return server
 
 
