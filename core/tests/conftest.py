@@ -12,3 +12,19 @@ def toy_env():
     from toy import ToyEnv
 
     return ToyEnv(ToyEnv.Config(workers=4))
+
+
+@pytest.fixture
+def toy_registered():
+    """The toy env registered in-process (a stand-in benchmark, see toy.py); returns its class."""
+    from skillopt.api import hookimpl
+    from skillopt.plugins import get_host
+    from toy import ToyEnv
+
+    class Plugin:
+        @hookimpl
+        def skillopt_register_envs(self, register):
+            register(ToyEnv)
+
+    get_host().register(Plugin(), name="toy-plugin")
+    return ToyEnv

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-from test_cli import toy_registered  # noqa: F401  (fixture)
 
 BASE = ("check", "--env", "toy", "--backend", "scripted", "--json")
 
@@ -14,7 +13,7 @@ def names(result) -> list[str]:
     return [c["name"] for c in json.loads(result.stdout)]
 
 
-def test_everything_ready_passes_and_probes_the_model_once(run_cli, toy_registered):  # noqa: F811
+def test_everything_ready_passes_and_probes_the_model_once(run_cli, toy_registered):
     result = run_cli(*BASE)
     assert result.exit_code == 0, result.output
     checks = {c["name"]: c for c in json.loads(result.stdout)}
@@ -32,20 +31,20 @@ def test_everything_ready_passes_and_probes_the_model_once(run_cli, toy_register
     assert "≈ $0.00 for prompts" in checks["estimate"]["detail"]
 
 
-def test_no_call_checks_without_calling(run_cli, toy_registered):  # noqa: F811
+def test_no_call_checks_without_calling(run_cli, toy_registered):
     result = run_cli(*BASE, "--no-call")
     assert result.exit_code == 0
     assert names(result) == ["config", "env data", "target backend", "optimizer backend", "estimate"]
 
 
-def test_a_config_typo_fails_the_first_check_by_name(run_cli, toy_registered):  # noqa: F811
+def test_a_config_typo_fails_the_first_check_by_name(run_cli, toy_registered):
     result = run_cli(*BASE, "--set", "train.batch_sise=4")
     assert result.exit_code == 1
     [config] = json.loads(result.stdout)
     assert not config["ok"] and "batch_sise" in config["detail"] and "batch_size" in config["detail"]
 
 
-def test_a_model_that_breaks_json_schemas_is_caught(run_cli, toy_registered, tmp_path):  # noqa: F811
+def test_a_model_that_breaks_json_schemas_is_caught(run_cli, toy_registered, tmp_path):
     rules = tmp_path / "rules.json"
     rules.write_text(json.dumps([{"stage": "preflight", "match": "Reply with JSON", "reply": "Sure, here you go: ok!"}]))
     result = run_cli(*BASE, "--set", f"model.options.rules={rules}")
@@ -55,7 +54,7 @@ def test_a_model_that_breaks_json_schemas_is_caught(run_cli, toy_registered, tmp
     assert not checks["target structured call"]["ok"] and "schema" in checks["target structured call"]["detail"]
 
 
-def test_an_unknown_backend_fails_its_role_check(run_cli, toy_registered):  # noqa: F811
+def test_an_unknown_backend_fails_its_role_check(run_cli, toy_registered):
     result = run_cli("check", "--env", "toy", "--target-backend", "nosuch", "--optimizer-backend", "scripted", "--json")
     assert result.exit_code == 1
     checks = {c["name"]: c for c in json.loads(result.stdout)}
@@ -63,7 +62,7 @@ def test_an_unknown_backend_fails_its_role_check(run_cli, toy_registered):  # no
     assert checks["optimizer structured call"]["ok"]
 
 
-def test_an_empty_split_is_reported(run_cli, toy_registered):  # noqa: F811
+def test_an_empty_split_is_reported(run_cli, toy_registered):
     result = run_cli(*BASE, "--no-call", "--set", "env.n_val=0")
     checks = {c["name"]: c for c in json.loads(result.stdout)}
     assert result.exit_code == 1 and not checks["env data"]["ok"] and "val" in checks["env data"]["detail"]

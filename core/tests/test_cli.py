@@ -8,23 +8,6 @@ import stat
 import subprocess
 import sys
 
-import pytest
-
-from skillopt import hookimpl
-from skillopt.plugins import get_host
-
-
-@pytest.fixture
-def toy_registered():
-    from toy import ToyEnv
-
-    class Plugin:
-        @hookimpl
-        def skillopt_register_envs(self, register):
-            register(ToyEnv)
-
-    get_host().register(Plugin(), name="toy-plugin")
-
 
 def test_help_imports_no_env_or_backend_module():
     """Command plugins are imported (they attach sub-commands); env and backend plugin

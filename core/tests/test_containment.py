@@ -8,28 +8,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import stat
 from pathlib import Path
 
 import pytest
 
-from skillopt.api import hookimpl
-from skillopt.plugins import get_host
 
 CANARY = "canary-key-7f3a9d2e41b8c6"
-
-
-@pytest.fixture
-def toy_registered():
-    from toy import ToyEnv
-
-    class Plugin:
-        @hookimpl
-        def skillopt_register_envs(self, register):
-            register(ToyEnv)
-
-    get_host().register(Plugin(), name="toy-plugin")
 
 
 def files_containing(root: Path, needle: str) -> list[str]:

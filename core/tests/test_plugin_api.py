@@ -19,19 +19,6 @@ def register(plugin, name):
     get_host().register(plugin, name=name)
 
 
-@pytest.fixture
-def toy_registered():
-    from toy import ToyEnv
-
-    class Plugin:
-        @hookimpl
-        def skillopt_register_envs(self, register):
-            register(ToyEnv)
-
-    register(Plugin(), "toy-plugin")
-    return ToyEnv
-
-
 # --------------------------------------------------------------------------- presets
 
 

@@ -11,7 +11,6 @@ import time
 
 import pytest
 from engine_helpers import make_trainer
-from test_cli import toy_registered  # noqa: F401  (fixture)
 
 from skillopt.ui import runs
 from skillopt.ui.server import Dashboard, make_server
@@ -146,7 +145,7 @@ def test_the_event_stream_pushes_progress_when_the_run_writes(served, tmp_path):
     conn.close()
 
 
-def test_a_launch_with_a_config_typo_is_refused_before_anything_starts(served, run_root, toy_registered):  # noqa: F811
+def test_a_launch_with_a_config_typo_is_refused_before_anything_starts(served, run_root, toy_registered):
     _, port = served
     before = set(p.name for p in run_root.iterdir())
     status, body = request(port, "/api/launch", method="POST", body={"env": "toy", "set": ["train.batch_sise=4"]})
@@ -158,7 +157,7 @@ def test_a_launch_with_a_config_typo_is_refused_before_anything_starts(served, r
     assert request(port, f"/api/launch?token={TOKEN}", method="POST", body={"env": "toy"}, token=None)[0] == 401
 
 
-def test_check_and_estimate_before_launching(served, toy_registered):  # noqa: F811
+def test_check_and_estimate_before_launching(served, toy_registered):
     _, port = served
     status, checks = request(port, "/api/check", method="POST", body={"env": "toy", "backend": "scripted", "set": ["train.num_epochs=2"]})
     assert status == 200, checks
