@@ -102,6 +102,7 @@ def test_run_trains_with_the_scripted_backend_and_resumes(run_cli, toy_registere
     assert first.exit_code == 0, first.output
     said = " ".join(first.output.split())
     assert "plan: 2 steps: ≤ " in said and "≈ $0.00 for prompts" in said  # the ceiling, said before spending
+    assert said.count("toy data: bundled sample") == 1  # the estimate and the training share one env
     summary = json.loads(first.stdout)
     assert summary["status"] == "finished" and (out / "best_skill.md").is_file()
     assert json.loads((out / "config.json").read_text())["env"]["name"] == "toy"

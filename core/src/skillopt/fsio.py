@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 
 def write_atomic(path: Path | str, data: str | bytes, *, mode: int | None = None, durable: bool = False) -> None:
@@ -40,3 +43,28 @@ def write_atomic(path: Path | str, data: str | bytes, *, mode: int | None = None
             pass
         finally:
             os.close(dir_fd)
+
+
+def read_json_lines(path: Path, accept: Callable[[Any], bool]) -> tuple[list[Any], list[int]]:
+    """The records of an append-only JSON-lines log that ``accept`` takes, and the
+    numbers of its damaged lines. A torn last line (a kill mid-write) is expected and not
+    counted as damaged; any other unreadable line is, since only an edit or a disk fault
+    makes one."""
+    try:
+        raw = path.read_bytes()
+    except (FileNotFoundError, IsADirectoryError):
+        return [], []
+    lines = raw.split(b"\n")
+    out, damaged = [], []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            record = None
+        if record is not None and accept(record):
+            out.append(record)
+        elif not (number == len(lines) and not raw.endswith(b"\n")):
+            damaged.append(number)
+    return out, damaged

@@ -84,18 +84,14 @@ class UsageJournal:
         self._fh: IO[str] | None = None
 
     def lines(self) -> list[list]:
-        try:
-            text = self.path.read_text(encoding="utf-8")
-        except FileNotFoundError:
-            return []
-        out = []
-        for line in text.splitlines():
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(row, list) and len(row) >= 3:
-                out.append(row)
+        from skillopt.fsio import read_json_lines
+
+        out, damaged_lines = read_json_lines(self.path, lambda row: isinstance(row, list) and len(row) >= 3)
+        damaged = len(damaged_lines)
+        if damaged:
+            from skillopt.report import warn
+
+            warn(f"{self.path}: {damaged} damaged line(s) skipped; the run's call and cost counters may be low by as much")
         return out
 
     def write(self, row: list) -> None:

@@ -46,7 +46,7 @@ def export(
         src = run_dir / "best_skill.md"
         if not src.is_file():
             raise fail(f"{run_dir} has no best_skill.md yet")
-    body = src.read_text(encoding="utf-8")
+    body = _skill_text(src)
     default_name = re.sub(r"[^a-z0-9]+", "-", (env or src.stem).lower()).strip("-") or "skill"
     chosen = name or (f"{default_name}-skill" if env else default_name)
     text = description or exporting.default_description(body, env)
@@ -61,3 +61,18 @@ def export(
         info(f"{item.target}: {what} {item.path}" + (f" (backup {item.backup})" if item.backup else ""))
     if as_json:
         print_json([attrs.asdict(item) for item in done])
+
+
+def _skill_text(src: Path) -> str:
+    """The skill to install; a run's best skill is checked against the hash its state
+    recorded, so a damaged file is never installed into an agent."""
+    from skillopt.engine import saved_run
+    from skillopt.engine.rundir import RunDir, RunFileError, read_text_file
+
+    try:
+        state = saved_run.load_state(RunDir(src.parent)) if src.name == "best_skill.md" else None
+        if state is not None:
+            return saved_run.best_skill(RunDir(src.parent), state, restore=False)
+        return read_text_file(src, "save it as UTF-8 and try again")
+    except RunFileError as exc:
+        raise fail(str(exc)) from None

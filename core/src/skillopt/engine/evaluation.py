@@ -17,7 +17,7 @@ from pathlib import Path
 
 from skillopt.gates import Evaluation
 from skillopt.records import Rollout, Task, skill_hash
-from skillopt.engine.rundir import read_json, write_json
+from skillopt.engine.rundir import RunFileError, move_aside, read_json, write_json
 from skillopt.engine.seeds import derive_seed
 
 
@@ -31,11 +31,22 @@ class ScoreBook:
     def __init__(self, path: Path):
         self.path = path
         self._lock = threading.Lock()
+        self._data: dict[str, dict] = self._load(path)
+
+    @staticmethod
+    def _load(path: Path) -> dict[str, dict]:
+        """The saved book; a damaged one is moved aside and started afresh, which costs
+        nothing: each evaluation folder's log still holds its finished items."""
         try:
-            data = read_json(path, {}) or {}
-        except ValueError:
-            data = {}
-        self._data: dict[str, dict] = data if isinstance(data, dict) else {}
+            data = read_json(path, {}, expect=dict) or {}
+        except RunFileError as exc:
+            from skillopt.report import warn
+
+            aside = move_aside(path)
+            warn(f"{exc.args[0].split(';')[0]}; started a new one (evaluations re-use their saved items; "
+                 f"the damaged copy is {aside.name})")
+            return {}
+        return data
 
     @staticmethod
     def key(split: str, h: str, fp: str) -> str:

@@ -133,16 +133,14 @@ def load_history(rundir: RunDir) -> list[dict[str, Any]]:
     try:
         return read_json(rundir.history, [], expect=list) or []
     except RunFileError as exc:
-        import os
-        import time
+        from skillopt.engine.rundir import move_aside
 
         records = []
         for path in sorted(rundir.root.glob("steps/step_*/step_record.json")):
             entry = read_json(path, None, expect=dict)
             if entry is not None:
                 records.append({"kind": "step", **entry})
-        aside = rundir.history.with_name(f"history.json.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-        os.replace(rundir.history, aside)
+        aside = move_aside(rundir.history)
         write_json(rundir.history, records)
         from skillopt.report import warn
 

@@ -16,7 +16,7 @@ from typing import Any, TypeVar
 
 from skillopt.redact import redact_text
 from skillopt.serde import from_data, to_data
-from skillopt.engine.rundir import append_jsonl, read_json, read_jsonl, write_json, write_text
+from skillopt.engine.rundir import RunFileError, append_jsonl, move_aside, read_json, read_jsonl, write_json, write_text
 
 T = TypeVar("T")
 
@@ -27,14 +27,28 @@ def saved_result(path: Path, cls: type[T], key: str) -> T | None:
     """The completed result at ``path`` computed from inputs ``key``, else None."""
     try:
         data = read_json(path)
-    except ValueError:  # a file of the wrong shape is not a result
+    except RunFileError as exc:
+        return _set_aside(path, exc.args[0])
+    if data is None:
         return None
-    if not isinstance(data, dict) or data.get("complete") is not True or data.get("key") != key:
-        return None
+    if not isinstance(data, dict) or "complete" not in data:
+        return _set_aside(path, f"{path} does not hold a stage result")
+    if data.get("complete") is not True or data.get("key") != key:
+        return None  # the result of other inputs (a changed config): recomputed and replaced
     try:
         return from_data(data["result"], cls)
-    except Exception:  # noqa: BLE001 - an unreadable result is recomputed, never trusted
-        return None
+    except Exception as exc:  # noqa: BLE001 - an unreadable result is recomputed, never trusted
+        return _set_aside(path, f"{path} holds a result of the wrong shape ({type(exc).__name__})")
+
+
+def _set_aside(path: Path, why: str) -> None:
+    """A damaged stage result is moved aside (kept) and recomputed; the call cache makes
+    the recomputation free when its calls were already paid for."""
+    from skillopt.report import warn
+
+    aside = move_aside(path)
+    warn(f"{why.split(';')[0]}; recomputing the stage (the damaged copy is {aside.name})")
+    return None
 
 
 def resumable(

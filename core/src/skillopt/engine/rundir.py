@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt.errors import ConfigError
-from skillopt.fsio import write_atomic
+from skillopt.fsio import read_json_lines, write_atomic
 from skillopt.redact import redact_data, redact_text
 
 _SAFE = re.compile(r"[^A-Za-z0-9._-]+")
@@ -61,6 +61,33 @@ def read_json(path: Path, default: Any = None, *, expect: type | None = None) ->
     return data
 
 
+def move_aside(path: Path) -> Path:
+    """Rename a damaged file to ``NAME.damaged-YYYYmmdd-HHMMSS`` beside it (kept for the
+    user to inspect, never deleted) and return the new path."""
+    import os
+    import time
+
+    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
+    os.replace(path, aside)
+    return aside
+
+
+RESTART_ADVICE = "restore it, or move runtime_state.json aside to restart the run from its baseline (every saved result is re-used)"
+
+
+def read_text_file(path: Path, advice: str = RESTART_ADVICE) -> str:
+    """A run's text file (a skill version); unreadable content raises :class:`RunFileError`
+    ending with ``advice``."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise RunFileError(f"{path} is missing; {advice}") from None
+    except IsADirectoryError:
+        raise RunFileError(f"{path} is a directory, not a file; {advice}") from None
+    except UnicodeDecodeError as exc:
+        raise RunFileError(f"{path} is not UTF-8 text (byte {exc.start}); {advice}") from None
+
+
 def append_jsonl(path: Path, record: dict[str, Any]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     line = json.dumps(redact_data(record), ensure_ascii=False, default=str)
@@ -70,19 +97,14 @@ def append_jsonl(path: Path, record: dict[str, Any]) -> None:
 
 
 def read_jsonl(path: Path) -> list[dict[str, Any]]:
-    out = []
-    try:
-        with open(path, encoding="utf-8") as fh:
-            for line in fh:
-                line = line.strip()
-                if not line:
-                    continue
-                try:
-                    out.append(json.loads(line))
-                except json.JSONDecodeError:
-                    continue  # torn write from a kill: the item is simply redone
-    except FileNotFoundError:
-        pass
+    """Every record of an append-only log; damaged lines (not a torn tail) are skipped
+    with a warning naming them."""
+    out, damaged = read_json_lines(path, lambda record: isinstance(record, dict))
+    if damaged:
+        from skillopt.report import warn
+
+        shown = ", ".join(map(str, damaged[:5])) + (f" and {len(damaged) - 5} more" if len(damaged) > 5 else "")
+        warn(f"{path}: line {shown} is damaged and was skipped (what it recorded is redone or not counted)")
     return out
 
 

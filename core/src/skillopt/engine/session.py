@@ -114,18 +114,16 @@ class Session:
                 self._say(f"{role}: backend [bold]{name}[/bold], model {model}" + (f" ({reason})" if reason else ""))
         return clients, ledger
 
-    def _say_plan(self, clients) -> None:
-        """The run's ceiling before it starts (what ``skillopt check`` estimates)."""
+    def _say_plan(self, clients, env) -> None:
+        """The run's ceiling before it starts (what ``skillopt check`` estimates), from
+        the env the run trains with (built once: it announces its data source once)."""
         from skillopt.engine.estimate import describe, estimate, pricers_for
 
-        env = self.env_cls(self.cfg.env)
         try:
             found = estimate(self.cfg, env, pricers=pricers_for(self.cfg, {r: c.backend for r, c in clients.items()}))
             self._say("plan: " + describe(found, self.cfg.budget.max_cost_usd))
         except SkillOptError as exc:  # an estimate never stops a run; the run itself will say what is wrong
             self._say(f"plan: no estimate ({exc})")
-        finally:
-            env.close()
 
     def _guard_resume(self, rundir: RunDir, data: dict, force: bool) -> tuple[str, tuple[str, ...]]:
         """The config's fingerprint, and what changed when resuming with ``--force-config``."""
@@ -160,6 +158,7 @@ class Session:
     def _train_locked(self, cfg: RunConfig, rundir: RunDir, data: dict, lock, force_config: bool):
         from skillopt.engine.observers import Observers
         from skillopt.engine.progress import RichReporter
+        from skillopt.engine import saved_run
         from skillopt.engine.trainer import Trainer
 
         out = rundir.root
@@ -168,12 +167,15 @@ class Session:
         env = self.env_cls(cfg.env)
         clients, ledger = self._clients(("target", "optimizer"))
         state = read_json(rundir.state, {}, expect=dict) or {}
+        saved = saved_run.load_state(rundir)
+        if saved is not None:  # a damaged saved run is named before anything in it is written
+            saved_run.check_saved_skills(rundir, saved)
         write_json(rundir.config, data)
         self._say(f"run directory: {out}" + (f" (preset: {cfg.preset})" if cfg.preset else ""))
         if state.get("status") not in (None, "finished"):
             self._say(f"resuming after step {state.get('last_completed_step', 0)}: finished work is not paid for again")
         else:
-            self._say_plan(clients)
+            self._say_plan(clients, env)
         reporter = RichReporter(ledger)
         try:
             trainer = Trainer(

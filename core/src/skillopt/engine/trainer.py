@@ -29,12 +29,13 @@ from skillopt.engine.observers import Observers, RunInfo
 from skillopt.engine.plan import check_train_size, epoch_batches, scheduled_budget, steps_per_epoch
 from skillopt.engine.progress import NullReporter
 from skillopt.engine.rollouts import RolloutRunner, SystemicFailure, is_missing_error
-from skillopt.engine.rundir import RunDir, read_json, write_json
+from skillopt.engine.rundir import RunDir, write_json
 from skillopt.engine.state import TrainState
 from skillopt.engine.step import StepOutcome, run_step
 from skillopt.engine.subsets import subset
 from skillopt.engine import reporting
 from skillopt.engine import summary as summaries
+from skillopt.engine import saved_run
 from skillopt.engine.stages.final_eval import final_eval
 from skillopt.engine.stages.gate import gate
 from skillopt.engine.stages.meta_skill import meta_skill
@@ -108,8 +109,8 @@ class Trainer:
         self.state.wall_time_s = self._prior_wall + (time.monotonic() - self._started)
         write_json(self.rundir.state, to_data(self.state))
 
-    def skill_at(self, path: str) -> str:
-        return (self.rundir.root / path).read_text(encoding="utf-8")
+    def skill_at(self, path: str, expect_hash: str = "") -> str:
+        return saved_run.read_skill(self.rundir, path, expect_hash)
 
     def current(self, skill: str) -> Current:
         return Current(skill=skill, skill_hash=skill_hash(skill), score=self.state.current_score,
@@ -130,15 +131,10 @@ class Trainer:
 
     def start(self, run: RunContext, fingerprint: str, changes: tuple[str, ...]) -> str:
         self.ledger.attach(self.rundir.usage)
-        saved = read_json(self.rundir.state, expect=dict)
-        if saved and saved.get("current_skill_path"):
-            try:
-                self.state = from_data(saved, TrainState)
-            except Exception as exc:  # noqa: BLE001 - cattrs raises several kinds on wrong shapes
-                from skillopt.engine.rundir import RunFileError
-
-                raise RunFileError(f"{self.rundir.state} does not hold a run state ({type(exc).__name__}); move it aside "
-                                   "(the run then restarts from its baseline, re-using every saved result) or restore it") from None
+        saved = saved_run.load_state(self.rundir)
+        if saved is not None:
+            self.state = saved
+            current = saved_run.check_saved_skills(self.rundir, saved)
             self._prior_wall = self.state.wall_time_s
             self.state.config_fingerprint, self.state.status = fingerprint, RunStatus.RUNNING
             if changes:
@@ -146,7 +142,7 @@ class Trainer:
                 self.state.config_changes.append(change)
                 reporting.append_history(self.rundir, {"kind": "config_change", **to_data(change)})
                 self.save_state()
-            return self.skill_at(self.state.current_skill_path)
+            return current
         initial = self.env.initial_skill()
         v0 = self.rundir.skill_version(0)
         self.state.config_fingerprint, self.state.initial_hash = fingerprint, skill_hash(initial)
@@ -323,8 +319,8 @@ class Trainer:
         if stopped is None and current is not None and self.cfg.evaluation.eval_test:
             self.ledger.scope = "final"
             run.reporter.phase("final evaluation")
-            best = self.rundir.best_skill.read_text(encoding="utf-8")
-            initial = self.skill_at(self.rundir.skill_version(0).relative_to(self.rundir.root).as_posix())
+            best = saved_run.best_skill(self.rundir, st)
+            initial = saved_run.initial_skill(self.rundir, st)
             final = final_eval(run, self.current(current), initial=initial, best=best, best_score=st.best_score)
             if final.promote_final:
                 self.set_best(current, final.final_val_score, st.last_completed_step, "final_promoted")
