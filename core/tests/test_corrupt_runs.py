@@ -228,3 +228,15 @@ def test_export_never_installs_a_damaged_best_skill(base, tmp_path, skillopt_hom
     refused = cli("export", str(case), "--to", "agents", "--project", str(tmp_path / "proj2"))
     assert refused.exit_code != 0 and "best_skill.md is not UTF-8 text" in " ".join(refused.output.split())
     assert not (tmp_path / "proj2").exists()
+
+
+@pytest.mark.parametrize("damage", [b'[{"step": 1, "bud', b'{"step": 1}', b"\xff\xfe[]"])
+def test_a_damaged_learning_rate_log_is_kept_aside_and_started_afresh(tmp_path, damage, capsys):
+    from skillopt.engine.reporting import append_lr_decision
+    from skillopt.engine.rundir import RunDir
+
+    (tmp_path / "lr_history.json").write_bytes(damage)
+    append_lr_decision(RunDir(tmp_path), 2, {"budget": 3})
+    assert json.loads((tmp_path / "lr_history.json").read_text()) == [{"step": 2, "budget": 3}]
+    assert [p.read_bytes() for p in tmp_path.glob("lr_history.json.damaged-*")] == [damage]
+    assert "lr_history.json" in capsys.readouterr().err

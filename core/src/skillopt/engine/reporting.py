@@ -9,7 +9,7 @@ from typing import Any
 from skillopt.records import StepAction, StepRecord, skill_hash
 from skillopt.results import RunStatus
 from skillopt.engine.context import RunContext, StepPlan
-from skillopt.engine.rundir import RunDir, read_json, write_json
+from skillopt.engine.rundir import RunDir, RunFileError, read_json, write_json
 
 
 def target_cap_setting(cfg) -> str:
@@ -128,8 +128,6 @@ def load_history(rundir: RunDir) -> list[dict[str, Any]]:
     """``history.json``; when it is damaged (a torn write, an editor), rebuilt from the
     per-step ``step_record.json`` files, the damaged copy kept beside it. Nothing is lost:
     every step record is written before history.json is."""
-    from skillopt.engine.rundir import RunFileError
-
     try:
         return read_json(rundir.history, [], expect=list) or []
     except RunFileError as exc:
@@ -158,8 +156,17 @@ def append_history(rundir: RunDir, entry: dict[str, Any], step: int | None = Non
 
 
 def append_lr_decision(rundir: RunDir, step: int, decision: dict[str, Any]) -> None:
-    rows = [r for r in (read_json(rundir.root / "lr_history.json", []) or []) if r.get("step") != step]
-    write_json(rundir.root / "lr_history.json", [*rows, {"step": step, **decision}])
+    path = rundir.root / "lr_history.json"
+    try:
+        saved = read_json(path, [], expect=list) or []
+    except RunFileError as exc:  # a log nothing is computed from: kept aside, started afresh
+        from skillopt.engine.rundir import move_aside
+        from skillopt.report import warn
+
+        warn(f"{exc.args[0].split(';')[0]}; started a new one (the damaged copy is {move_aside(path).name})")
+        saved = []
+    rows = [r for r in saved if isinstance(r, dict) and r.get("step") != step]
+    write_json(path, [*rows, {"step": step, **decision}])
 
 
 def step_entries(history: list[dict]) -> list[dict]:
