@@ -62,24 +62,54 @@ class EntryPointInfo:
         return f"{GROUPS[self.kind]}:{self.name}"
 
 
+_SCAN: tuple[tuple[str, ...], dict[str, list[EntryPointInfo]]] | None = None
+_SCAN_LOCK = threading.Lock()
+
+
+def _scan() -> dict[str, list[EntryPointInfo]]:
+    """Every skillopt entry point of every installed distribution, by group: one pass
+    over the metadata per process (parsing it is most of a plugin lookup's cost), redone
+    only when ``sys.path`` changes."""
+    global _SCAN
+    key = tuple(sys.path)
+    with _SCAN_LOCK:
+        if _SCAN is not None and _SCAN[0] == key:
+            return _SCAN[1]
+        wanted = set(GROUPS.values())
+        by_group: dict[str, list[EntryPointInfo]] = {group: [] for group in wanted}
+        seen: set[tuple[str, str, str]] = set()
+        kind_of = {group: kind for kind, group in GROUPS.items()}
+        for dist in metadata.distributions():
+            text = dist.read_text("entry_points.txt")
+            if not text or "[skillopt." not in text:  # most distributions: skip parsing their metadata
+                continue
+            eps = [ep for ep in dist.entry_points if ep.group in wanted]
+            if not eps:
+                continue
+            dist_name = dist.metadata["Name"] or "?"
+            for ep in eps:
+                seen_key = (ep.group, _norm(dist_name), ep.name)
+                if seen_key in seen:  # the same dist found twice on sys.path
+                    continue
+                seen.add(seen_key)
+                by_group[ep.group].append(EntryPointInfo(kind=kind_of[ep.group], name=ep.name, value=ep.value,
+                                                         distribution=dist_name, version=dist.version or ""))
+        for found in by_group.values():
+            found.sort(key=lambda e: (e.name, e.distribution))
+        _SCAN = (key, by_group)
+        return by_group
+
+
+def forget_scan() -> None:
+    """Drop the cached metadata scan (a distribution was installed in this process)."""
+    global _SCAN
+    with _SCAN_LOCK:
+        _SCAN = None
+
+
 def declared(kind: str) -> list[EntryPointInfo]:
     """Entry points of a kind, from metadata only (nothing is imported)."""
-    group = GROUPS[kind]
-    found: list[EntryPointInfo] = []
-    seen: set[tuple[str, str]] = set()
-    for dist in metadata.distributions():
-        dist_name = dist.metadata["Name"] or "?"
-        for ep in dist.entry_points:
-            if ep.group != group:
-                continue
-            key = (_norm(dist_name), ep.name)
-            if key in seen:  # the same dist found twice on sys.path
-                continue
-            seen.add(key)
-            found.append(
-                EntryPointInfo(kind=kind, name=ep.name, value=ep.value, distribution=dist_name, version=dist.version or "")
-            )
-    return sorted(found, key=lambda e: (e.name, e.distribution))
+    return list(_scan()[GROUPS[kind]])
 
 
 def disabled_plugins() -> set[str]:
@@ -194,6 +224,7 @@ def reset_host() -> None:
     global _HOST
     with _HOST_LOCK:
         _HOST = None
+    forget_scan()
     from skillopt import registry
 
     registry.reset_registry()

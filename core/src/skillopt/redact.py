@@ -29,24 +29,26 @@ SECRET_KEY_NAME = re.compile(
 )
 
 # Provider key formats. Each pattern is anchored on a distinctive prefix, so ordinary
-# prose and hashes are left alone.
-SECRET_PATTERNS: tuple[re.Pattern[str], ...] = (
-    re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----"),
-    re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{16,}"),
-    re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}"),
-    re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}"),
-    re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}"),
-    re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"),
-    re.compile(r"\bAKIA[0-9A-Z]{16}\b"),
-    re.compile(r"\bAIza[0-9A-Za-z_\-]{35}"),
-    re.compile(r"\bhf_[A-Za-z0-9]{30,}"),
-    re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}"),
-    re.compile(r"\b(?:r|s)k_live_[A-Za-z0-9]{20,}"),
-    re.compile(r"\bnpm_[A-Za-z0-9]{36}\b"),
-    re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{16,}=*"),
-    re.compile(r"(?i)(AccountKey|SharedAccessSignature|sig)=[A-Za-z0-9%+/=]{20,}"),
-    re.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}"),
+# prose and hashes are left alone; the prefix, lower-cased, also serves as a literal hint
+# (a substring test is ~100x cheaper than a regex scan), so text without it is not scanned.
+_PATTERNS_WITH_HINTS: tuple[tuple[tuple[str, ...], re.Pattern[str]], ...] = (
+    (("-----begin",), re.compile(r"-----BEGIN [A-Z ]*PRIVATE KEY-----[\s\S]*?-----END [A-Z ]*PRIVATE KEY-----")),
+    (("sk-ant-",), re.compile(r"\bsk-ant-[A-Za-z0-9_\-]{16,}")),
+    (("sk-",), re.compile(r"\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}")),
+    (("ghp_", "gho_", "ghu_", "ghs_", "ghr_"), re.compile(r"\bgh[pousr]_[A-Za-z0-9]{30,}")),
+    (("github_pat_",), re.compile(r"\bgithub_pat_[A-Za-z0-9_]{40,}")),
+    (("xox",), re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}")),
+    (("akia",), re.compile(r"\bAKIA[0-9A-Z]{16}\b")),
+    (("aiza",), re.compile(r"\bAIza[0-9A-Za-z_\-]{35}")),
+    (("hf_",), re.compile(r"\bhf_[A-Za-z0-9]{30,}")),
+    (("glpat-",), re.compile(r"\bglpat-[A-Za-z0-9_\-]{20,}")),
+    (("k_live_",), re.compile(r"\b(?:r|s)k_live_[A-Za-z0-9]{20,}")),
+    (("npm_",), re.compile(r"\bnpm_[A-Za-z0-9]{36}\b")),
+    (("bearer",), re.compile(r"(?i)\bbearer\s+[A-Za-z0-9._~+/\-]{16,}=*")),
+    (("accountkey", "sharedaccesssignature", "sig="), re.compile(r"(?i)(AccountKey|SharedAccessSignature|sig)=[A-Za-z0-9%+/=]{20,}")),
+    (("eyj",), re.compile(r"\beyJ[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}\.[A-Za-z0-9_\-]{10,}")),
 )
+SECRET_PATTERNS: tuple[re.Pattern[str], ...] = tuple(pattern for _, pattern in _PATTERNS_WITH_HINTS)
 
 # Credentials inside URLs: the password of ``scheme://user:PASSWORD@host``, a token used as
 # the whole userinfo (``https://TOKEN@host``), and key-like query parameters (``?api-key=``,
@@ -63,7 +65,7 @@ ASSIGNMENT = re.compile(
     r"(?:API_?KEY|SECRET|TOKEN|PASSWORD|PASSWD|PRIVATE_KEY|ACCESS_KEY)[A-Za-z0-9_]*\s*[=:]\s*)"
     r"(['\"]?)([^'\"\s#]{6,})\2"
 )
-
+_ASSIGNMENT_HINTS = ("api_key", "apikey", "secret", "token", "passw", "private_key", "access_key")
 
 def register_secret(value: str | None) -> None:
     """Mask this exact value from now on (called for every resolved credential)."""
@@ -81,13 +83,19 @@ def redact_text(text: str) -> str:
     for secret in known:
         if secret in text:
             text = text.replace(secret, MASK)
-    for pattern in SECRET_PATTERNS:
-        text = pattern.sub(MASK, text)
-    if "://" in text or "?" in text:
+    lowered = text.lower()
+    for hints, pattern in _PATTERNS_WITH_HINTS:
+        for hint in hints:
+            if hint in lowered:
+                text = pattern.sub(MASK, text)
+                break
+    if "://" in text and "@" in text:
         text = URL_USERINFO.sub(lambda m: f"{m.group(1)}{m.group(2)}:{MASK}@", text)
         text = URL_TOKEN_USER.sub(lambda m: f"{m.group(1)}{MASK}@", text)
+    if "=" in text and ("?" in text or "&" in text):
         text = URL_QUERY_SECRET.sub(lambda m: f"{m.group(1)}{MASK}", text)
-    text = ASSIGNMENT.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)
+    if any(hint in lowered for hint in _ASSIGNMENT_HINTS):
+        text = ASSIGNMENT.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)
     return text
 
 

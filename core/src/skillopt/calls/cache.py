@@ -84,6 +84,7 @@ class CallCache:
             try:
                 conn = sqlite3.connect(self.path, timeout=30, isolation_level=None)
                 conn.execute("PRAGMA journal_mode=WAL")
+                conn.execute("PRAGMA synchronous=NORMAL")  # WAL stays consistent; a power cut may lose the last calls, not the file
             finally:
                 os.umask(old)
             for path in (self.path, self.path.with_name(self.path.name + "-wal"), self.path.with_name(self.path.name + "-shm")):

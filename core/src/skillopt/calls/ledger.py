@@ -229,6 +229,19 @@ class Ledger:
             typed[key] = StageTotals(**ints, cost_usd=round(float(values.get("cost_usd", 0.0)), 8))
         return LedgerTotals.of(typed)
 
+    def headline(self) -> tuple[int, int, int, float]:
+        """(calls, cached calls, tokens, cost) summed without building the typed totals:
+        the progress line asks after every item."""
+        calls = cached = tokens = 0
+        cost = 0.0
+        with self._lock:
+            for values in self._stages.values():
+                calls += int(values.get("calls", 0))
+                cached += int(values.get("cached_calls", 0))
+                tokens += int(values.get("prompt_tokens", 0) + values.get("completion_tokens", 0))
+                cost += values.get("cost_usd", 0.0)
+        return calls, cached, tokens, cost
+
     def totals(self) -> LedgerTotals:
         with self._lock:
             return self._totals({k: dict(v) for k, v in self._stages.items()})

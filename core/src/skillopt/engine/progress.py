@@ -39,9 +39,9 @@ class RichReporter(NullReporter):
     def _usage(self) -> str:
         if self.ledger is None:
             return ""
-        t = self.ledger.totals()
-        cost = f" ${t.cost_usd:.4f}" if t.cost_usd else ""
-        return f"calls {t.calls} (+{t.cached_calls} cached) tok {t.tokens}{cost}"
+        calls, cached, tokens, cost = self.ledger.headline()
+        shown = f" ${cost:.4f}" if cost else ""
+        return f"calls {calls} (+{cached} cached) tok {tokens}{shown}"
 
     def phase(self, text: str) -> None:
         with self._lock:

@@ -92,5 +92,10 @@ class ItemLog:
                 continue
         return out
 
-    def append(self, item: str, key: str, field: str, value: Any) -> None:
-        append_jsonl(self.path, {"key": item, "skill_hash": key, field: to_data(value)})
+    def append(self, item: str, key: str, field: str, value: Any, *, redacted_data: Any = None) -> None:
+        """Log a finished item; ``redacted_data`` is ``value`` already serialised and
+        scrubbed (when the caller wrote it elsewhere too), so it is not done twice."""
+        if redacted_data is not None:
+            append_jsonl(self.path, {"key": item, "skill_hash": key, field: redacted_data}, redacted=True)
+        else:
+            append_jsonl(self.path, {"key": item, "skill_hash": key, field: to_data(value)})

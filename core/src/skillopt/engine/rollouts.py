@@ -25,7 +25,7 @@ from skillopt.errors import (
     SchemaError, SkillOptError,
 )
 from skillopt.records import Rollout, Score, Task, skill_hash
-from skillopt.redact import redact_text
+from skillopt.redact import redact_data, redact_text
 from skillopt.serde import to_data
 from skillopt.engine.resumable import ItemLog
 from skillopt.engine.rundir import safe_name, write_json
@@ -235,5 +235,6 @@ class RolloutRunner:
         if rollout.missing:
             return  # missing data is reported, never saved as a result
         folder = out_dir / "predictions" / self._folder(task.id, repeat)
-        write_json(folder / "conversation.json", to_data(rollout))
-        log.append(key, h, "rollout", rollout)
+        data = redact_data(to_data(rollout))  # serialised and scrubbed once for both files
+        write_json(folder / "conversation.json", data, redacted=True)
+        log.append(key, h, "rollout", rollout, redacted_data=data)

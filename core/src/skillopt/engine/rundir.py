@@ -29,9 +29,10 @@ def write_text(path: Path, text: str) -> None:
     write_atomic(path, text)
 
 
-def write_json(path: Path, data: Any) -> None:
-    """Atomic JSON write; every string is scrubbed of secrets on the way out."""
-    write_text(path, json.dumps(redact_data(data), indent=2, ensure_ascii=False, default=str) + "\n")
+def write_json(path: Path, data: Any, *, redacted: bool = False) -> None:
+    """Atomic JSON write; every string is scrubbed of secrets on the way out (unless the
+    caller already did: ``redacted``, for data written to two files)."""
+    write_text(path, json.dumps(data if redacted else redact_data(data), indent=2, ensure_ascii=False, default=str) + "\n")
 
 
 class RunFileError(ConfigError):
@@ -88,9 +89,9 @@ def read_text_file(path: Path, advice: str = RESTART_ADVICE) -> str:
         raise RunFileError(f"{path} is not UTF-8 text (byte {exc.start}); {advice}") from None
 
 
-def append_jsonl(path: Path, record: dict[str, Any]) -> None:
+def append_jsonl(path: Path, record: dict[str, Any], *, redacted: bool = False) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(redact_data(record), ensure_ascii=False, default=str)
+    line = json.dumps(record if redacted else redact_data(record), ensure_ascii=False, default=str)
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(line + "\n")
         fh.flush()
