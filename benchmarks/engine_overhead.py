@@ -20,7 +20,7 @@ import sys
 import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -28,6 +28,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "core" / "tests"))
 
 from toy import ToyEnv, toy_optimizer, toy_target  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loopback import send_chat_completion, serve  # noqa: E402
 
 STAGE_MARKERS = [
     ("You are the failure analyst", "analyst"),
@@ -84,25 +87,10 @@ def make_server(delay: float):
             reply = toy_target(SimpleNamespace(messages=[messages[0], SimpleNamespace(content=messages[-1].content.split("\nSplit:")[0])])) \
                 if stage == "rollout" else optimizer(req)
             text = reply if isinstance(reply, str) else json.dumps(reply)
-            payload = {
-                "id": "chatcmpl-bench", "object": "chat.completion", "created": int(time.time()), "model": body.get("model", "bench"),
-                "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
-                "usage": {"prompt_tokens": sum(len(m.content) for m in messages) // 4, "completion_tokens": len(text) // 4,
-                          "total_tokens": 0},
-            }
-            data = json.dumps(payload).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_chat_completion(self, text, model=body.get("model", "bench"),
+                                 prompt_tokens=sum(len(m.content) for m in messages) // 4)
 
-    class Server(ThreadingHTTPServer):
-        request_queue_size = 256  # the default backlog of 5 drops bursts of 16 connections
-
-    server = Server(("127.0.0.1", 0), Handler)
-    server.daemon_threads = True
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve(Handler)
     return server, log
 
 

@@ -37,10 +37,13 @@ import sys
 import tempfile
 import threading
 import time
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from pathlib import Path
 
 from skillopt.scripted import minimal_instance
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from loopback import send_chat_completion, serve  # noqa: E402
 
 RULES = {"person": "RULE-NAMEFORM", "place": "RULE-PLACECHECK", "year": "RULE-YEARONLY", "title": "RULE-TITLECASE"}
 ADVICE = {"person": "for a person, give the full given name and surname as written in the matching snippet",
@@ -184,27 +187,12 @@ def make_server(items: dict[str, dict], latency: float):
                 reply = optimizer_reply(stage, "\n".join(m["content"] for m in msgs), schema)
                 text = reply if isinstance(reply, str) else json.dumps(reply)
             time.sleep(latency)
-            payload = {"id": "chatcmpl-uw", "object": "chat.completion", "created": int(time.time()),
-                       "model": body.get("model", "bench"),
-                       "choices": [{"index": 0, "finish_reason": "stop", "message": {"role": "assistant", "content": text}}],
-                       "usage": {"prompt_tokens": entry["chars"] // 4, "completion_tokens": len(text) // 4,
-                                 "total_tokens": entry["chars"] // 4 + len(text) // 4}}
-            data = json.dumps(payload).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
+            send_chat_completion(self, text, model=body.get("model", "bench"), prompt_tokens=entry["chars"] // 4)
             entry["end"] = time.monotonic()
             with lock:
                 log.append(entry)
 
-    class Server(ThreadingHTTPServer):
-        request_queue_size = 512  # the default backlog of 5 drops bursts of 24 connections
-        daemon_threads = True
-
-    server = Server(("127.0.0.1", 0), Handler)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    server = serve(Handler)
     return server, log
 
 
