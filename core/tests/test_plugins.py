@@ -108,3 +108,18 @@ def test_builtin_policies_and_gates_come_from_core_entry_points():
     for kind, name in [("edit_policies", "patch"), ("edit_policies", "rewrite"), ("edit_policies", "full-rewrite"),
                        ("gates", "strict"), ("gates", "paired"), ("backends", "scripted")]:
         assert registry.get(kind, name).distribution == "skillopt-core"
+
+
+def test_installed_metadata_is_scanned_once_per_process_until_sys_path_changes(site, monkeypatch):
+    from skillopt import plugins
+
+    scans = []
+    real = plugins.metadata.distributions
+    monkeypatch.setattr(plugins.metadata, "distributions", lambda *a, **k: scans.append(1) or real(*a, **k))
+    make_dist(site, "skillopt-envs-once", {"skillopt.envs": {"once": "fakeplug_once"}}, {"fakeplug_once": env_module("once")})
+    for kind in ("envs", "backends", "gates", "edit_policies", "observers", "commands"):
+        plugins.declared(kind)
+    assert get_registry().get("envs", "once").obj.name == "once"
+    assert len(scans) == 1
+    monkeypatch.syspath_prepend(str(site / "elsewhere"))  # a newly installed location is seen
+    assert [e.name for e in plugins.declared("envs") if e.name == "once"] == ["once"] and len(scans) == 2
