@@ -1,5 +1,5 @@
 """``python -m skillopt`` = the ``skillopt`` command."""
 
-from skillopt.cli import main
+from skillopt.cli import console_main
 
-main()
+console_main()
