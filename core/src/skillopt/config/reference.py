@@ -52,7 +52,7 @@ HELP = {
     "gradient.merge_batch_size": "fan-in k of the hierarchical merge (>= 2)",
     "gradient.analyst_workers": "parallel analyst and merge calls",
     "gradient.failure_only": "reflect on failures only (no success analysts)",
-    "gradient.max_trajectory_chars": "characters of one trajectory shown to an analyst (head and tail kept)",
+    "gradient.max_trajectory_chars": "characters of one trajectory shown to an analyst (at most: a long task prompt keeps its question and the passages holding the gold answer, the prediction or the question's rare words)",
     "gradient.min_failure_edits": "edits a failure analyst must propose (0 = it may propose none; small models need 1)",
     "optimizer.learning_rate": "maximum edits per step (the edit budget B)",
     "optimizer.min_learning_rate": "floor of the linear and cosine schedules",

@@ -1,13 +1,15 @@
 """Rendering trajectories and history for optimizer prompts.
 
 The skill is sent once per call (upstream repeats it inside every trajectory), each
-section is capped in characters, and item ids never reach the optimizer.
+section is capped in characters, and item ids never reach the optimizer. A long task prompt
+is shown as its question and the passages that explain the verdict (``focus``).
 """
 
 from __future__ import annotations
 
 import json
 
+from skillopt.policies.focus import focus
 from skillopt.records import Rollout, Task
 
 
@@ -19,13 +21,25 @@ def clip(text: str, limit: int) -> str:
     return f"{text[:half]}\n[... {len(text) - 2 * half} characters omitted ...]\n{text[-half:]}"
 
 
+def answer_anchors(rollout: Rollout, task: Task | None) -> list[str]:
+    """The strings whose passages explain a verdict: the prediction and the gold answer(s)."""
+    anchors = [rollout.prediction]
+    gold = task.gold if task is not None else None
+    if isinstance(gold, str | int | float):
+        anchors.append(str(gold))
+    elif isinstance(gold, list | tuple):
+        anchors += [str(g) for g in gold if isinstance(g, str | int | float)]
+    return anchors
+
+
 def render_trajectory(index: int, rollout: Rollout, task: Task | None, max_chars: int) -> str:
     lines = [f"### Trajectory {index} (task type: {rollout.task_type}; status: {rollout.status})"]
     turns = list(rollout.turns)
     first_user = next((t for t in turns if t.role == "user"), None)
     if first_user is not None:
         lines.append("**Task as the target saw it:**")
-        lines.append(clip(first_user.content, max_chars // 2))
+        focused = focus(first_user.content, answer_anchors(rollout, task), max_chars // 2)
+        lines.append(clip(first_user.content, max_chars // 2) if focused is None else focused)
     rest = [t for t in turns if t is not first_user and t.role != "system" and t.kind != "evaluation"]
     if rest:
         lines.append("**Target transcript:**")
