@@ -251,12 +251,18 @@ class Env(abc.ABC):
             return ""
 
     def prompt(self, name: str) -> str | None:
-        """An env-specific optimizer prompt (``prompts/<name>.md``), if the env ships one."""
-        try:
-            node = self.package_files().joinpath("prompts", f"{name}.md")
-            return node.read_text(encoding="utf-8") if node.is_file() else None
-        except (FileNotFoundError, NotADirectoryError):
-            return None
+        """An env-specific optimizer prompt (``prompts/<name>.md``), if the env ships one.
+
+        Package data does not change during a run: each prompt is read once per env, not
+        once per optimizer call."""
+        read = self.__dict__.setdefault("_prompts_read", {})
+        if name not in read:
+            try:
+                node = self.package_files().joinpath("prompts", f"{name}.md")
+                read[name] = node.read_text(encoding="utf-8") if node.is_file() else None
+            except (FileNotFoundError, NotADirectoryError):
+                read[name] = None
+        return read[name]
 
     def close(self) -> None:
         """Release resources (simulators, temp dirs)."""

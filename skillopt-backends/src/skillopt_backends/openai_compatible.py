@@ -11,6 +11,7 @@ is used.
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import os
 from typing import Any
@@ -27,6 +28,7 @@ BASE_URL_ENV = "OPENAI_COMPATIBLE_BASE_URL"
 NO_KEY = "sk-no-key-required"
 
 
+@functools.lru_cache(maxsize=64)
 def is_loopback(url: str) -> bool:
     host = (urlsplit(url).hostname or "").lower()
     if host == "localhost":

@@ -111,7 +111,7 @@ class ModelClient:
         request's own stage)."""
         request = self._effective(request)
         label = label or request.stage
-        key = request_key(self.identity, request)
+        key = request_key(self.identity, request) if self.cache is not None else ""
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:

@@ -9,6 +9,7 @@ skills (``full-rewrite``).
 from __future__ import annotations
 
 import abc
+import functools
 from collections.abc import Callable
 from importlib import resources
 from typing import Any, ClassVar
@@ -17,6 +18,12 @@ import attrs
 
 from skillopt.config.schema import RunConfig
 from skillopt.records import EditResult, Patch, Rollout, Task
+
+
+@functools.lru_cache(maxsize=None)
+def _packaged_prompt(name: str) -> str:
+    """A core optimizer prompt (``skillopt/prompts/<name>.md``), read once per process."""
+    return resources.files("skillopt.prompts").joinpath(f"{name}.md").read_text(encoding="utf-8")
 
 
 @attrs.frozen(kw_only=True)
@@ -54,7 +61,7 @@ class OptimizerContext:
             text = self.prompt_override(name)
             if text:
                 return text
-        return resources.files("skillopt.prompts").joinpath(f"{name}.md").read_text(encoding="utf-8")
+        return _packaged_prompt(name)
 
     def ask(self, *, stage: str, system: str, user: str, schema: dict, max_tokens: int = 4096, reasoning_effort: str | None = None) -> dict:
         """One schema-constrained optimizer call; raises SchemaError after re-asks fail."""
