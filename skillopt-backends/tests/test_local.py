@@ -3,6 +3,7 @@ the contract suite covers text, structure, usage, timeouts and cancellation)."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import threading
 
@@ -122,3 +123,30 @@ def test_a_schema_with_long_limits_runs_in_a_fresh_process(gguf):
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr[-2000:]  # -11 (SIGSEGV) before local_grammar
     assert proc.stdout.lstrip().startswith("{")
+
+
+def test_threads_follow_the_cpus_this_process_may_use(monkeypatch):
+    from skillopt_backends import local
+
+    monkeypatch.delenv("SKILLOPT_LOCAL_THREADS", raising=False)
+    monkeypatch.setattr(local.os, "sched_getaffinity", lambda pid: {3}, raising=False)
+    monkeypatch.setattr(local.os, "cpu_count", lambda: 64)
+    assert local.thread_count() == 1  # a container or taskset limit, not the host's 64 cores
+    monkeypatch.setenv("SKILLOPT_LOCAL_THREADS", "3")
+    assert local.thread_count() == 3
+    monkeypatch.setenv("SKILLOPT_LOCAL_THREADS", "two")
+    with pytest.raises(ConfigError, match="SKILLOPT_LOCAL_THREADS"):
+        local.thread_count()
+
+
+def test_openmp_spin_is_short_while_llama_cpp_loads_and_the_users_choice_wins(monkeypatch):
+    from skillopt_backends import local
+
+    monkeypatch.delenv("GOMP_SPINCOUNT", raising=False)
+    monkeypatch.delenv("OMP_WAIT_POLICY", raising=False)
+    with local.short_openmp_spin():
+        assert os.environ["GOMP_SPINCOUNT"] == local.OPENMP_SPIN_COUNT
+    assert "GOMP_SPINCOUNT" not in os.environ  # child processes keep the user's environment
+    monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
+    with local.short_openmp_spin():
+        assert "GOMP_SPINCOUNT" not in os.environ

@@ -127,3 +127,18 @@ def test_auto_adopt_is_opt_in_and_undoable(fixture_home, fixtures_dir, run_cli):
     assert _tree(project) != before
     assert run_cli("sleep", "rollback", "--project", str(project)).exit_code == 0
     assert _tree(project) == before
+
+
+def test_a_night_shows_its_backends_stages_and_replays_on_stderr(fixture_home, fixtures_dir, run_cli, planted_secrets):
+    _home, project = fixture_home
+    res = run_cli("sleep", "dry-run", *_args(project, fixtures_dir))
+    assert res.exit_code == 0, res.output
+    json.loads(res.stdout)  # stdout stays one JSON document
+    err = res.stderr
+    assert "backends: optimizer scripted" in err and "target scripted" in err
+    assert "harvest: 7 session(s)" in err
+    out = json.loads(res.stdout)
+    assert f"tasks: {out['report']['mining']['tasks']} (" in err
+    assert "replay baseline-val: 4 attempt(s), mixed 0.00" in err  # every replay: attempts, score, seconds
+    assert "gate edit 1: " in err and ": accept (" in err
+    assert not any(s in err for s in planted_secrets)

@@ -21,6 +21,7 @@ criterion, since ``create_chat_completion`` does not pass one through.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 import time
@@ -115,18 +116,58 @@ def model_path(settings: BackendSettings) -> Path:
     return path
 
 
+#: libgomp's spin before a waiting thread sleeps (its default is 300,000 iterations). On a
+#: shared machine a long spin burns the cores the other threads need: measured with two
+#: CPU-bound processes beside a 1,700-token prompt on 2 cores, 27-30 s at the default,
+#: 18-21 s at 10,000 (and 18-21 s with OMP_WAIT_POLICY=PASSIVE, which costs ~10% idle);
+#: idle, 10,000 was as fast as the default (7.9-10.1 s, within noise).
+OPENMP_SPIN_COUNT = "10000"
+
+
+@contextlib.contextmanager
+def short_openmp_spin():
+    """Load llama.cpp's OpenMP runtime with a short spin, unless the user chose one.
+
+    libgomp reads its settings once, when the library loads (on ``import llama_cpp``), so
+    the variable is set around that import and restored after: child processes keep the
+    user's environment."""
+    if os.environ.get("OMP_WAIT_POLICY") or os.environ.get("GOMP_SPINCOUNT"):
+        yield
+        return
+    os.environ["GOMP_SPINCOUNT"] = OPENMP_SPIN_COUNT
+    try:
+        yield
+    finally:
+        os.environ.pop("GOMP_SPINCOUNT", None)
+
+
+def thread_count() -> int:
+    """``SKILLOPT_LOCAL_THREADS``, else the CPUs this process may run on (a container's or
+    ``taskset``'s limit, not the machine's core count)."""
+    try:
+        chosen = int(os.environ.get("SKILLOPT_LOCAL_THREADS", "0") or 0)
+    except ValueError:
+        raise ConfigError("SKILLOPT_LOCAL_THREADS must be a whole number of threads") from None
+    if chosen > 0:
+        return chosen
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 2
+
+
 def load_model(path: Path, n_ctx: int) -> LoadedModel:
     """The process-wide llama.cpp model for ``path`` (loaded once)."""
     key = (str(path), n_ctx)
     with _LOAD_LOCK:
         loaded = _MODELS.get(key)
         if loaded is None:
-            try:
-                from llama_cpp import Llama
-            except ImportError as exc:
-                raise ConfigError("the local backend needs llama-cpp-python: pip install 'skillopt-backends[local]'") from exc
-            threads = int(os.environ.get("SKILLOPT_LOCAL_THREADS", "0")) or (os.cpu_count() or 2)
-            llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=threads, verbose=False, seed=0)
+            with short_openmp_spin():
+                try:
+                    from llama_cpp import Llama
+                except ImportError as exc:
+                    raise ConfigError("the local backend needs llama-cpp-python: pip install 'skillopt-backends[local]'") from exc
+            llm = Llama(model_path=str(path), n_ctx=n_ctx, n_threads=thread_count(), verbose=False, seed=0)
             loaded = _MODELS[key] = LoadedModel(llm)
         return loaded
 

@@ -24,10 +24,12 @@ __all__ = ["HandoffWaiting", "Night", "NightResult", "_apply", "run_night"]
 
 
 def run_night(
-    opts: SleepOptions, *, clients=None, dry_run: bool = False, now: datetime | None = None, tasks: list[SleepTask] | None = None
+    opts: SleepOptions, *, clients=None, dry_run: bool = False, now: datetime | None = None, tasks: list[SleepTask] | None = None,
+    progress: bool = False,
 ) -> NightResult:
     """Run one night and (unless ``dry_run``) stage an accepted proposal and save state.
-    ``tasks`` (a reviewed tasks file) replaces harvesting and mining."""
+    ``tasks`` (a reviewed tasks file) replaces harvesting and mining; ``progress`` shows
+    the stages, the backends and each replay's items on stderr (rich)."""
     from skillopt_sleep import clients as client_mod
     from skillopt_sleep.handoff import handoff_backend
 
@@ -41,8 +43,18 @@ def run_night(
 
         handoff_dir = sleep_dir(project) / "handoff" if "handoff" in (opts.backend, opts.optimizer_backend) else None
         clients = client_mod.build(opts, handoff_dir=handoff_dir)
-    night = Night(opts, clients, dry_run=dry_run, now=now)
-    result = _run(night, tasks)
+    reporter = None
+    if progress:
+        from skillopt.engine.progress import RichReporter
+
+        reporter = RichReporter(clients.ledger)
+    night = Night(opts, clients, dry_run=dry_run, now=now, reporter=reporter)
+    names = sorted(clients.names.items())
+    night.say("backends: " + ", ".join(f"{role} {name.rstrip(':').replace(':', ' ')}" for role, name in names))
+    try:
+        result = _run(night, tasks)
+    finally:
+        night.reporter.close()
     backend = handoff_backend(clients)
     if backend is not None and backend.dir.is_dir():
         if dry_run:
@@ -87,6 +99,8 @@ def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
             status, reason = "no_sessions", "no sessions found for this project in the harvest window"
         else:
             tasks = gather.tonight(night, sessions, given, pinned)
+            splits = Counter(t.split for t in tasks)
+            night.say(f"tasks: {len(tasks)} (" + ", ".join(f"{k} {splits[k]}" for k in ("train", "val", "test") if splits[k]) + ")")
             night.learn(tasks, docs)
             p = night.progress
             if p["accepted"]:

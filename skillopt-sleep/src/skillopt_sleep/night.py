@@ -9,6 +9,8 @@ recorded as it goes so a budget stop still knows what was validated.
 
 from __future__ import annotations
 
+import time
+
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -71,9 +73,12 @@ def _apply(docs: list[Doc], edits: list[DocEdit]) -> tuple[list[Doc], list[str]]
 class Night:
     """The state of one night in progress (kept small: each stage is a method)."""
 
-    def __init__(self, opts: SleepOptions, clients, *, dry_run: bool, now: datetime | None = None):
+    def __init__(self, opts: SleepOptions, clients, *, dry_run: bool, now: datetime | None = None, reporter=None):
+        from skillopt.engine.progress import NullReporter
+
         self.opts = opts
         self.clients = clients
+        self.reporter = reporter or NullReporter()  # progress on stderr; stdout stays for --json
         self.dry_run = dry_run
         self.now = now or datetime.now(timezone.utc)
         self.project = opts.project_path
@@ -105,6 +110,12 @@ class Night:
         self.metric = opts.gate_metric
         self.progress: dict = {"docs": [], "accepted": [], "base_val": None, "cur_val": None}
 
+    def say(self, text: str) -> None:
+        """One progress line on stderr; session text is shown literally (no rich markup)."""
+        from rich.markup import escape
+
+        self.reporter.line(escape(text))
+
     # ---------------------------------------------------------------- stages
 
     def harvest(self):
@@ -120,6 +131,8 @@ class Night:
             )
         )
         self.notes.extend(result.warnings)
+        per_source = ", ".join(f"{n} {source}" for source, n in sorted(result.per_source.items()) if n)
+        self.say(f"harvest: {len(result.sessions)} session(s)" + (f" ({per_source})" if per_source else ""))
         self.report["harvest"] = {
             "sessions": len(result.sessions),
             "per_source": result.per_source,
@@ -151,17 +164,27 @@ class Night:
         return self.opts.reflector in ("llm", "auto") and self._llm_allowed("reflector")
 
     def _replay(self, tasks, docs, phase: str, salt: int = 0, repeats: int | None = None) -> ReplayResult:
+        label = f"replay {phase}"
+        self.reporter.phase("sleep")
+        started = time.monotonic()
         result = replay(
             tasks,
             docs,
             self.clients.target,
             self.clients.optimizer,
+            on_attempt=lambda done, total: self.reporter.items(label, done, total),
             phase=phase,
             repeats=repeats or self.opts.repeats,
             seed=self.opts.seed,
             salt=salt,
             project_name=self.project.name,
             workers=self.opts.workers,
+        )
+        failed = [a.feedback for a in result.attempts if a.status == "error"]
+        self.say(
+            f"{label}: {len(result.attempts)} attempt(s), {self.metric} {result.evaluation().mean(self.metric):.2f}"
+            + (f", {len(failed)} failed (first: {failed[0][:120]})" if failed else "")
+            + f" ({time.monotonic() - started:.0f} s)"
         )
         for a in result.attempts:
             self.evidence.add(
@@ -188,6 +211,8 @@ class Night:
     def _trial(self, label: str, current: ReplayResult, candidate: ReplayResult) -> Verdict:
         verdict = gating.decide(self.gate, current, candidate, min_items=self.opts.min_val_items)
         self.report["trials"].append({"label": label, "verdict": to_data(verdict)})
+        shown = (label.splitlines() or [""])[0][:80]
+        self.say(f"gate {shown}: {'accept' if verdict.accepted else 'reject'} ({verdict.reason})")
         self.evidence.add("gate", "trial", label=label, verdict=to_data(verdict))
         return verdict
 

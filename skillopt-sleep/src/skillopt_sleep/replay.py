@@ -141,20 +141,24 @@ def replay(
     salt: int = 0,
     project_name: str = "",
     workers: int = 4,
+    on_attempt=None,
 ) -> ReplayResult:
     """Every task ``repeats`` times under ``docs``; ``salt`` changes the sampling seed so
-    a final check draws fresh (uncached) samples."""
+    a final check draws fresh (uncached) samples. ``on_attempt(done, total)`` is called as
+    each attempt finishes (progress), in completion order."""
     text = docs_text(docs)
     jobs = [(task, r, seed + 1000 * salt + r) for task in tasks for r in range(max(1, repeats))]
     attempts: list[Attempt] = []
     stop: BaseException | None = None
     with cf.ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
         futures = [pool.submit(_one, task, docs, r, target, judge, project_name, s) for task, r, s in jobs]
-        for fut in futures:
+        for done, fut in enumerate(cf.as_completed(futures), 1):
             try:
                 attempts.append(fut.result())
             except (BudgetExceeded, Cancelled) as exc:
                 stop = stop or exc
+            if on_attempt is not None:
+                on_attempt(done, len(futures))
     if stop is not None:
         raise stop
     attempts.sort(key=lambda a: (a.task_id, a.repeat))

@@ -102,7 +102,7 @@ def night(*, dry_run: bool, **kw) -> None:
     try:
         opts = build_options(kw)
         tasks = load_tasks(kw["tasks_file"]) if kw.get("tasks_file") else None
-        result = run_night(opts, dry_run=dry_run, tasks=tasks)
+        result = run_night(opts, dry_run=dry_run, tasks=tasks, progress=True)
     except HandoffWaiting as exc:
         if as_json:
             print_json({"status": "handoff_pending", "prompts": exc.count, "index": str(exc.index)})
