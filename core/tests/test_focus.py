@@ -44,13 +44,17 @@ def test_the_question_words_find_the_passage_when_no_answer_string_matches():
 
 def test_short_answers_match_only_whole_words():
     prompt = "Intro\n" + "\n".join(f"row: value 1{i}5 and more filler text here" for i in range(40)) + "\n\nQ: which?"
-    assert focus(prompt, ["5"], 600) is None  # '5' inside '105' is no evidence; caller falls back to clip
+    assert focus(prompt, ["5"], 1300) is None  # '5' inside '105' is no evidence; caller falls back to clip
+    assert "row: value 155" in focus(prompt, ["155"], 1300)
 
 
-def test_text_that_fits_is_unchanged_and_unmatched_text_falls_back_to_head_and_tail():
+def test_text_that_fits_is_unchanged_and_unmatched_or_cramped_text_falls_back_to_head_and_tail():
     assert focus("short prompt", ["x"], 100) == "short prompt"
-    text = render_trajectory(1, rollout("zzz", 0.0), Task(id="t1", gold="qqq"), 400)
-    assert "characters omitted" in text  # nothing matched: the old head-and-tail view
+    unrelated = "Context:\n" + "\n".join(f"{i}. {FILLER}" for i in range(30)) + "\n\nQuestion: what colour is the door?"
+    assert focus(unrelated, ["green"], 1500) is None  # nothing matches: the caller keeps head and tail
+    task = Task(id="t1", gold="1732", task_type="year")
+    small = render_trajectory(1, rollout("1760", 0.0), task, 800)  # a small preset's 400 characters of room
+    assert "characters omitted" in small and "lines omitted" not in small
 
 
 def test_a_long_matching_passage_keeps_only_its_matching_sentences():

@@ -150,3 +150,31 @@ def test_openmp_spin_is_short_while_llama_cpp_loads_and_the_users_choice_wins(mo
     monkeypatch.setenv("OMP_WAIT_POLICY", "ACTIVE")
     with local.short_openmp_spin():
         assert "GOMP_SPINCOUNT" not in os.environ
+
+
+SKILL_SYSTEM = ("You answer questions about a small town. " + " ".join(
+    f"Rule {i}: keep the answer short, name the place exactly as the records write it, and never add a title."
+    for i in range(1, 9)))
+
+
+def chat(system: str, user: str) -> CompletionRequest:
+    return CompletionRequest(messages=(Message(role="system", content=system), Message(role="user", content=user)),
+                             max_tokens=24, temperature=0.0)
+
+
+def test_the_system_prompt_is_evaluated_once_per_evaluation_and_answers_repeat_exactly(make_local):
+    """The KV cache of a shared system prompt (env instructions + skill) is reused across
+    items; the same request gives the same greedy answer whether or not it was cached."""
+    backend = make_local()
+    loaded = load_model(backend.path, backend.n_ctx)
+    items = ["Where is the old mill?", "Who built the harbour wall, and when?", "Name the river that floods."]
+    loaded.llm.reset()
+    fresh = [backend.complete(chat(SKILL_SYSTEM, q)).text for q in items[:1]]
+    hits = loaded.prefix_hits
+    cached = [backend.complete(chat(SKILL_SYSTEM, q)).text for q in items[1:] + items[:1]]
+    assert loaded.prefix_hits == hits + 3  # the system prompt came from the cache three times
+    assert cached[-1] == fresh[0]  # item 1 again, after other items: the identical answer
+    backend.complete(chat("A different system prompt, long enough to be kept: " + SKILL_SYSTEM[::-1], items[1]))
+    again = backend.complete(chat(SKILL_SYSTEM, items[1])).text  # the prefix was replaced: evaluated afresh
+    assert again == cached[0]
+    assert backend.identity()["kv"] == "system-prefix"  # cached answers of the old one-batch scheme are not mixed in

@@ -117,6 +117,8 @@ _GROUPS: dict[str, dict[str, str]] = {
         "say": "skillopt.report:say",
         "warn": "skillopt.report:warn",
         "set_reporter": "skillopt.report:set_reporter",
+        "RichReporter": "skillopt.engine.progress:RichReporter",
+        "NullReporter": "skillopt.engine.progress:NullReporter",
         "fail": "skillopt.cli.output:fail",
         "print_json": "skillopt.cli.output:print_json",
         "write_atomic": "skillopt.fsio:write_atomic",

@@ -6,11 +6,13 @@ Any other GGUF is used with ``--set model.local_path=/path/model.gguf`` (or
 ``--model /path/model.gguf``).
 
 One model is loaded per (path, context size) per process and calls on it are
-serialised, because a llama.cpp context is not thread-safe. Each call starts from an
-empty KV cache: reusing the previous call's prompt prefix is faster but changes the
-logits slightly, so greedy decoding stopped being repeatable (measured: the same
-prompt gave two different answers in a row). ``options.reuse_prefix=true`` trades
-that repeatability for speed on long shared prompts. Structured output uses
+serialised, because a llama.cpp context is not thread-safe. The KV cache of the system
+prompt (the env's instructions and the skill, the same for every item of an evaluation)
+is kept between calls, and every prompt is evaluated in the same two parts whether that
+part was cached or not, so greedy decoding stays repeatable (reusing whatever prefix the
+previous call left changes the logits slightly: the same prompt gave two different
+answers in a row). ``options.reuse_prefix=true`` reuses any prefix, trading that
+repeatability for speed. Structured output uses
 llama.cpp's JSON-schema-constrained decoding, with a grammar that constrains the
 shape and leaves length limits to the pipeline's validation (see
 :mod:`~skillopt_backends.local_grammar`). A call stops early, between two
@@ -49,14 +51,51 @@ DEFAULT_MODEL = "SmolLM2-135M-Instruct"
 DEFAULT_CONTEXT = 8192
 
 
+#: a system prompt shorter than this (tokens) is evaluated with the rest of the prompt
+MIN_SHARED_PREFIX_TOKENS = 32
+
+
+def shared_prefix_length(tokens: list[int], system_tokens: list[int]) -> int:
+    """Where the system prompt ends in ``tokens`` (0 = not found or too short to share).
+
+    The system prompt's own tokens, minus one at each edge (a template's neighbouring
+    text may tokenize with them differently), are looked for near the start; the split
+    depends only on the request, so every call with the same system prompt splits alike.
+    """
+    core = system_tokens[1:-1]
+    if len(core) < MIN_SHARED_PREFIX_TOKENS:
+        return 0
+    for start in range(min(24, len(tokens) - len(core)) + 1):
+        if tokens[start : start + len(core)] == core:
+            end = start + len(core)
+            return end if end < len(tokens) else 0
+    return 0
+
+
 class LoadedModel:
-    """A llama.cpp model, the lock that serialises its use, and the stop check of the
-    call holding the lock."""
+    """A llama.cpp model, the lock that serialises its use, and the stop check and the
+    system prompt of the call holding the lock.
+
+    The system prompt (the env's instructions and the skill) is the same for every item
+    of an evaluation, so its KV cache is kept between calls. To keep greedy decoding
+    repeatable, the prompt is always evaluated in two parts, the system prompt from an
+    empty cache and then the rest, whether the first part was cached or not: the same
+    request then sees bit-identical state (evaluating it in one batch and reusing a prefix
+    the next time gave different logits, measured)."""
 
     def __init__(self, llm: Any):
         self.llm = llm
         self.lock = threading.Lock()
         self.should_stop: Any = None  # set by the call holding ``lock``
+        self.system_text: str | None = None  # set by the call holding ``lock``; None = no prefix kept
+        self.prefix_hits = 0
+        original_generate = llm.generate
+
+        def generate(tokens: Any, *args: Any, **kwargs: Any) -> Any:
+            self._prepare(list(tokens))
+            return original_generate(tokens, *args, **kwargs)
+
+        llm.generate = generate
         original = llm.create_completion
 
         def create_completion(*args: Any, stopping_criteria: Any = None, **kwargs: Any) -> Any:
@@ -70,6 +109,21 @@ class LoadedModel:
             return original(*args, stopping_criteria=stopping_criteria, **kwargs)
 
         llm.create_completion = create_completion
+
+    def _prepare(self, tokens: list[int]) -> None:
+        """Leave the KV cache holding exactly the system prompt's tokens (or nothing), so
+        that llama-cpp-python's own prefix match reuses that much and no more."""
+        llm, text = self.llm, self.system_text
+        if text is None:
+            return  # reuse_prefix: llama-cpp-python's own (unsplit) prefix reuse
+        k = shared_prefix_length(tokens, llm.tokenize(text.encode("utf-8"), add_bos=False, special=False)) if text else 0
+        if k and llm.n_tokens >= k and list(llm.input_ids[:k]) == tokens[:k]:
+            self.prefix_hits += 1
+        else:
+            llm.reset()
+            if k:
+                llm.eval(tokens[:k])
+        llm.n_tokens = k  # cap the prefix match at the split (0: a fresh evaluation)
 
 
 _MODELS: dict[tuple[str, int], LoadedModel] = {}
@@ -225,6 +279,8 @@ class LocalBackend(Backend):
         data = {"backend": self.name, "model": self.path.name, "size": stat.st_size, "n_ctx": self.n_ctx}
         if self.reuse_prefix:
             data["reuse_prefix"] = True
+        else:
+            data["kv"] = "system-prefix"  # answers from a prompt evaluated in two parts (see LoadedModel)
         return data
 
     def complete(self, request: CompletionRequest) -> Completion:
@@ -256,8 +312,8 @@ class LocalBackend(Backend):
                 return bool(stopped)
 
             loaded.should_stop = should_stop
-            if not self.reuse_prefix:
-                loaded.llm.reset()
+            system = next((m["content"] for m in kwargs["messages"] if m["role"] == "system"), "")
+            loaded.system_text = None if self.reuse_prefix else system
             try:
                 out = loaded.llm.create_chat_completion(**kwargs)
             except ValueError as exc:
@@ -266,6 +322,7 @@ class LocalBackend(Backend):
                 error = None
             finally:
                 loaded.should_stop = None
+                loaded.system_text = None
         if error is not None:
             raise error
         if "closed" in stopped:

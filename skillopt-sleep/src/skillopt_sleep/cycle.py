@@ -45,7 +45,7 @@ def run_night(
         clients = client_mod.build(opts, handoff_dir=handoff_dir)
     reporter = None
     if progress:
-        from skillopt.engine.progress import RichReporter
+        from skillopt.api import RichReporter
 
         reporter = RichReporter(clients.ledger)
     night = Night(opts, clients, dry_run=dry_run, now=now, reporter=reporter)

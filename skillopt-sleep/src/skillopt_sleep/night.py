@@ -74,7 +74,7 @@ class Night:
     """The state of one night in progress (kept small: each stage is a method)."""
 
     def __init__(self, opts: SleepOptions, clients, *, dry_run: bool, now: datetime | None = None, reporter=None):
-        from skillopt.engine.progress import NullReporter
+        from skillopt.api import NullReporter
 
         self.opts = opts
         self.clients = clients

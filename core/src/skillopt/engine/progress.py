@@ -9,6 +9,11 @@ import threading
 
 
 class NullReporter:
+    """Progress that shows nothing: what code driving the engine gets when no one watches.
+
+    ``phase(text)`` names the current stage, ``items(label, done, total)`` counts one
+    batch of work, ``line(text)`` prints a line of rich markup, ``close()`` ends the display."""
+
     def phase(self, text: str) -> None: ...
     def items(self, label: str, done: int, total: int) -> None: ...
     def line(self, text: str) -> None: ...
@@ -16,6 +21,9 @@ class NullReporter:
 
 
 class RichReporter(NullReporter):
+    """Progress on stderr: a live bar per batch of items (with the ledger's calls, tokens
+    and cost when given a :class:`Ledger`) and printed lines; stdout is untouched."""
+
     def __init__(self, ledger=None):
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn

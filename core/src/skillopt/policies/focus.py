@@ -17,6 +17,11 @@ MIN_TERM_CHARS = 4
 COMMON_LINE_SHARE = 0.25
 #: the longest single passage kept whole; a longer one keeps only its matching sentences
 MAX_PASSAGE_CHARS = 320
+#: below this much room the question and one passage do not fit together: head and tail
+#: are kept instead (the small presets' 150-1,000 characters)
+MIN_FOCUS_ROOM = 1200
+#: a passage cut shorter than this to fit is not worth showing
+MIN_PASSAGE_CHARS = 40
 #: answers this short ("1", "no") match everywhere; they anchor only as whole words
 MIN_ANCHOR_CHARS = 3
 
@@ -51,16 +56,17 @@ def _split_tail(lines: list[str], budget: int) -> int:
     start, used = len(lines), 0
     while start > 0:
         size = len(lines[start - 1]) + 1
-        if used + size > budget // 2 and used > 0:
+        if used + size > budget // 2 and used > 0:  # no paragraph: the last lines, in half the room
             break
         start -= 1
         used += size
     return start
 
 
-def _trim_passage(line: str, patterns: list[re.Pattern], terms: set[str]) -> str:
-    """A long passage: its label and the sentences that match, in order."""
-    if len(line) <= MAX_PASSAGE_CHARS:
+def _trim_passage(line: str, patterns: list[re.Pattern], terms: set[str], room: int) -> str:
+    """A passage within ``room`` characters: whole when it fits, else its label and the
+    sentences that match, in order."""
+    if len(line) <= room:
         return line
     label, sep, body = line.partition(": ")
     if not sep or len(label) > 60:
@@ -69,9 +75,10 @@ def _trim_passage(line: str, patterns: list[re.Pattern], terms: set[str]) -> str
     kept = [s for s in sentences if any(p.search(s) for p in patterns) or len(_terms(s) & terms) >= 2]
     if not kept:
         kept = sentences[:1]
-    text = " … ".join(kept)
-    if len(text) > MAX_PASSAGE_CHARS:
-        text = text[: MAX_PASSAGE_CHARS - 1] + "…"
+    text = " ... ".join(kept)
+    room -= len(label) + 2 if label else 0
+    if len(text) > room:
+        text = text[: max(room - 3, 0)] + "..."
     return f"{label}: {text}" if label else text
 
 
@@ -79,12 +86,15 @@ def focus(text: str, anchors: list[str], limit: int) -> str | None:
     """``text`` within ``limit`` characters, keeping its first line, its question (the tail)
     and the passages matching ``anchors`` (gold answers, the prediction) or the question's
     rare words, in their original order; gaps are marked. Text that fits is returned as is;
-    ``None`` when nothing in it matches (the caller falls back to head and tail).
+    ``None`` when nothing in it matches or ``limit`` is too small to hold a question and a
+    passage (the caller falls back to head and tail).
     """
     if len(text) <= limit:
         return text
+    if limit < MIN_FOCUS_ROOM:
+        return None
     lines = text.split("\n")
-    tail_start = _split_tail(lines, max(limit // 4, 80))
+    tail_start = _split_tail(lines, max(limit // 2, 80))
     tail = lines[tail_start:]
     if len("\n".join(tail)) > limit // 2:  # one huge last line: no structure to use
         return None
@@ -108,18 +118,23 @@ def focus(text: str, anchors: list[str], limit: int) -> str | None:
     budget = limit - sum(len(line) + 1 for line in lines[:head_end] + tail)
     chosen: dict[int, str] = {}
     for _, i in sorted(scored):
-        passage = _trim_passage(lines[i], patterns, rare)
-        if len(passage) + 1 > budget:
+        passage = _trim_passage(lines[i], patterns, rare, min(MAX_PASSAGE_CHARS, budget - 1))
+        if len(passage) < MIN_PASSAGE_CHARS:
             break
         chosen[i] = passage
         budget -= len(passage) + 1
+    if not chosen:
+        return None
     out = [lines[i] for i in range(head_end)]
     previous = head_end - 1
-    for i in sorted(chosen):
-        if i - previous > 1:
-            out.append(f"[… {i - previous - 1} lines omitted …]")
-        out.append(chosen[i])
+    for i in [*sorted(chosen), tail_start]:
+        gap = lines[previous + 1 : i]
+        if any(line.strip() for line in gap):
+            n = sum(1 for line in gap if line.strip())
+            out.append(f"[... {n} line{'s' if n > 1 else ''} omitted ...]")
+        if gap and not gap[-1].strip():
+            out.append("")  # the paragraph break before the question, or between passages
+        if i < tail_start:
+            out.append(chosen[i])
         previous = i
-    if tail_start - previous > 1:
-        out.append(f"[… {tail_start - previous - 1} lines omitted …]")
     return "\n".join(out + tail)
