@@ -40,6 +40,7 @@ class RichReporter(NullReporter):
             TimeElapsedColumn(),
             console=self.console,
             transient=True,
+            refresh_per_second=4,  # for eyes; each redraw costs the run's threads the GIL
         )
         self.progress.start()
         self._tasks: dict[str, int] = {}

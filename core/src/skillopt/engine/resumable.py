@@ -10,13 +10,14 @@ answer: the resumed run simply tries again. Per-item work (rollouts) goes throug
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
 from skillopt.redact import redact_text
 from skillopt.serde import from_data, to_data
-from skillopt.engine.rundir import RunFileError, append_jsonl, move_aside, read_json, read_jsonl, write_json, write_text
+from skillopt.engine.rundir import RunFileError, append_jsonl, append_line, move_aside, read_json, read_jsonl, write_json, write_text
 
 T = TypeVar("T")
 
@@ -91,6 +92,12 @@ class ItemLog:
             except Exception:  # noqa: BLE001 - a line of the wrong shape is redone
                 continue
         return out
+
+    def append_encoded(self, item: str, key: str, field: str, encoded: str) -> None:
+        """Log a finished item whose value is already redacted JSON text (written to
+        another file too): the line is assembled around it, not serialised again."""
+        line = f'{{"key": {json.dumps(item, ensure_ascii=False)}, "skill_hash": {json.dumps(key)}, {json.dumps(field)}: {encoded}}}'
+        append_line(self.path, line)
 
     def append(self, item: str, key: str, field: str, value: Any, *, redacted_data: Any = None) -> None:
         """Log a finished item; ``redacted_data`` is ``value`` already serialised and

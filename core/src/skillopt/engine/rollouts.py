@@ -10,6 +10,7 @@ threads; an item past its deadline is abandoned and its late result discarded.
 
 from __future__ import annotations
 
+import json
 import queue
 import threading
 import time
@@ -28,7 +29,7 @@ from skillopt.records import Rollout, Score, Task, skill_hash
 from skillopt.redact import redact_data, redact_text
 from skillopt.serde import to_data
 from skillopt.engine.resumable import ItemLog
-from skillopt.engine.rundir import safe_name, write_json
+from skillopt.engine.rundir import safe_name, write_text
 from skillopt.engine.seeds import derive_seed
 
 FATAL = (AuthError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, EnvUnavailable)
@@ -235,6 +236,7 @@ class RolloutRunner:
         if rollout.missing:
             return  # missing data is reported, never saved as a result
         folder = out_dir / "predictions" / self._folder(task.id, repeat)
-        data = redact_data(to_data(rollout))  # serialised and scrubbed once for both files
-        write_json(folder / "conversation.json", data, redacted=True)
-        log.append(key, h, "rollout", rollout, redacted_data=data)
+        # serialised and scrubbed once for both files (compact JSON: the C encoder)
+        encoded = json.dumps(redact_data(to_data(rollout)), ensure_ascii=False, default=str)
+        write_text(folder / "conversation.json", encoded + "\n")
+        log.append_encoded(key, h, "rollout", encoded)

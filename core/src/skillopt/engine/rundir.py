@@ -90,8 +90,12 @@ def read_text_file(path: Path, advice: str = RESTART_ADVICE) -> str:
 
 
 def append_jsonl(path: Path, record: dict[str, Any], *, redacted: bool = False) -> None:
+    append_line(path, json.dumps(record if redacted else redact_data(record), ensure_ascii=False, default=str))
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line (already JSON, already redacted) to an append-only log."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    line = json.dumps(record if redacted else redact_data(record), ensure_ascii=False, default=str)
     with open(path, "a", encoding="utf-8") as fh:
         fh.write(line + "\n")
         fh.flush()

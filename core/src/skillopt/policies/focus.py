@@ -102,15 +102,16 @@ def focus(text: str, anchors: list[str], limit: int) -> str | None:
     middle = list(range(head_end, tail_start))
     patterns = _anchor_patterns(anchors)
     question_terms = _terms("\n".join(tail))
-    present = {}
-    for i in middle:
-        for term in _terms(lines[i]) & question_terms:
+    shared = {i: _terms(lines[i]) & question_terms for i in middle}
+    present: dict[str, int] = {}
+    for terms in shared.values():
+        for term in terms:
             present[term] = present.get(term, 0) + 1
     rare = {t for t, n in present.items() if n <= max(1, COMMON_LINE_SHARE * len(middle))}
     scored = []
     for i in middle:
         hits = sum(1 for p in patterns if p.search(lines[i]))
-        overlap = len(_terms(lines[i]) & rare)
+        overlap = len(shared[i] & rare)
         if hits or overlap >= 2:
             scored.append((-(3 * hits + overlap), i))
     if not scored:
