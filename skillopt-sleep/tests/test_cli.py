@@ -7,6 +7,7 @@ rules over the prompt: with "uv run" in the documents it runs tests through uv).
 
 import hashlib
 import json
+import re
 import subprocess
 import sys
 
@@ -142,3 +143,13 @@ def test_a_night_shows_its_backends_stages_and_replays_on_stderr(fixture_home, f
     assert "replay baseline-val: 4 attempt(s), mixed 0.00" in err  # every replay: attempts, score, seconds
     assert "gate edit 1: " in err and ": accept (" in err
     assert not any(s in err for s in planted_secrets)
+
+
+def test_the_night_summary_rounds_scores_and_never_prints_none(fixture_home, fixtures_dir, run_cli):
+    _home, project = fixture_home
+    args = [a for a in _args(project, fixtures_dir) if a != "--json"]
+    res = run_cli("sleep", "dry-run", *args)
+    assert res.exit_code == 0, res.output
+    summary = next(line for line in res.output.splitlines() if "sessions" in line and " val " in line)
+    assert re.search(r"val (\d\.\d\d|not measured) → (\d\.\d\d|not measured),", summary), summary
+    assert "None" not in res.output

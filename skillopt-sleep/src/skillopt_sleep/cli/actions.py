@@ -128,7 +128,7 @@ def night(*, dry_run: bool, **kw) -> None:
     info(f"night {report['night']}: [bold]{result.status}[/bold] — {result.reason}")
     info(
         f"  sessions {report.get('harvest', {}).get('sessions', 0)}, tasks {report.get('mining', {}).get('tasks', 0)}, "
-        f"val {scores.get('baseline_val')} → {scores.get('final_val')}, calls {report['usage']['calls']}"
+        f"val {_score(scores.get('baseline_val'))} → {_score(scores.get('final_val'))}, calls {report['usage']['calls']}"
     )
     if report.get("dreams"):
         d = report["dreams"]
@@ -142,6 +142,11 @@ def night(*, dry_run: bool, **kw) -> None:
         info(f"  staged in {result.staging}; review with `skillopt sleep diff`, then `skillopt sleep adopt`")
     if result.adopted:
         info("  adopted (--auto-adopt); undo with `skillopt sleep rollback`")
+
+
+def _score(value) -> str:
+    """A score for people: two decimals, or 'not measured' (never ``None`` or 0.3333333)."""
+    return "not measured" if value is None else f"{value:.2f}"
 
 
 def harvest(**kw) -> None:
