@@ -96,7 +96,7 @@ HELP = {
     "env.data_path": "the env's real data (file or folder; '' = its bundled sample)",
     "env.split_dir": "folder with train/val/test item files",
     "env.limit": "use only the first N items of each split (0 = all)",
-    "env.workers": "parallel rollouts",
+    "env.workers": "parallel rollouts (evaluations running side by side share them)",
     "env.exec_timeout": "seconds an env may spend on one rollout (the engine adds the model calls' retry time before it gives up)",
     "env.max_completion_tokens": "max tokens of a target reply (None = the env's default)",
     "gates": "typed settings of gate plugins, [gates.NAME] (the selected gate's defaults filled in)",

@@ -24,6 +24,9 @@ class RichReporter(NullReporter):
     """Progress on stderr: a live bar per batch of items (with the ledger's calls, tokens
     and cost when given a :class:`Ledger`) and printed lines; stdout is untouched."""
 
+    #: seconds without an update after which a batch's bar gives way to a new batch
+    QUIET_S = 2.0
+
     def __init__(self, ledger=None):
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
@@ -43,7 +46,7 @@ class RichReporter(NullReporter):
             refresh_per_second=4,  # for eyes; each redraw costs the run's threads the GIL
         )
         self.progress.start()
-        self._tasks: dict[str, int] = {}
+        self._tasks: dict[str, tuple[int, float]] = {}  # label -> (bar, last update)
 
     def _usage(self) -> str:
         if self.ledger is None:
@@ -57,13 +60,20 @@ class RichReporter(NullReporter):
             self._phase = text
 
     def items(self, label: str, done: int, total: int) -> None:
+        import time
+
         with self._lock:
-            tid = self._tasks.get(label)
+            now = time.monotonic()
+            tid = self._tasks.get(label, (None, 0.0))[0]
             if tid is None:
-                for old in list(self._tasks.values()):
-                    self.progress.remove_task(old)
-                self._tasks.clear()
-                tid = self._tasks[label] = self.progress.add_task(label, total=total, phase=self._phase, usage="")
+                # a new batch replaces the bars that went quiet; batches running side by
+                # side (a final evaluation's val and test) keep one bar each
+                for old, (old_tid, seen) in list(self._tasks.items()):
+                    if now - seen >= self.QUIET_S:
+                        self.progress.remove_task(old_tid)
+                        del self._tasks[old]
+                tid = self.progress.add_task(label, total=total, phase=self._phase, usage="")
+            self._tasks[label] = (tid, now)
             self.progress.update(tid, completed=done, total=total, phase=self._phase, usage=self._usage())
 
     def line(self, text: str) -> None:

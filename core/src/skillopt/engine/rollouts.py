@@ -88,6 +88,11 @@ class RolloutRunner:
         self.reporter = reporter
         self.heal_rounds = heal_rounds
         self.heal_pause_s = heal_pause_s
+        #: ``workers`` is the runner's budget, shared by evaluations that run side by side
+        #: (a final evaluation's val and test), so together they never exceed it
+        self._slots = threading.Semaphore(self.workers)
+        self._waiting: set[queue.Queue] = set()
+        self._waiting_lock = threading.Lock()
 
     def run(
         self,
@@ -138,79 +143,28 @@ class RolloutRunner:
             self.reporter.items(label, done, total)
 
     def _execute(self, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model) -> None:
-        done_q: queue.Queue = queue.Queue()
-        pending = list(jobs)
-        running: dict[str, float] = {}
-        fatal: BaseException | None = None
-        claim = threading.Lock()
-        abandoned: set[str] = set()
-        saving: set[str] = set()
-        by_key = {item_key(t.id, r): (t, r) for t, r in jobs}
-        answered = sum(1 for ro in results.values() if not ro.missing)
+        batch = _Batch(self, jobs, skill, h, out_dir, log, training=training, seed=seed, results=results, label=label,
+                       total=total, model=model)
+        with self._waiting_lock:
+            self._waiting.add(batch.done_q)
+        try:
+            batch.drive()
+        finally:
+            with self._waiting_lock:
+                self._waiting.discard(batch.done_q)
+            for _ in batch.running:  # abandoned by a fatal error or a cancel: their slots are free again
+                self._release()
 
-        def work(task: Task, repeat: int, key: str) -> None:
-            ctx = RolloutContext(
-                seed=item_seed(seed, task.id, repeat),
-                training=training,
-                workdir=out_dir / "predictions" / self._folder(task.id, repeat),
-                timeout_s=self.timeout_s,
-                repeat=repeat,
-                cancel=self.cancel,
-            )
-            started = time.monotonic()
-            try:
-                rollout = self.env.rollout(task, skill, model, ctx)
-                exc = None
-            except BaseException as error:  # noqa: BLE001 - reported per item or re-raised as fatal
-                rollout, exc = None, error
-            record = None
-            if exc is None or not isinstance(exc, FATAL):
-                record = self._finish(task, repeat, h, rollout, exc, time.monotonic() - started)
-                with claim:  # a timed-out item's late result must never overwrite its record
-                    if key in abandoned:
-                        return
-                    saving.add(key)
-                self._save(out_dir, log, key, h, task, repeat, record)
-            done_q.put((key, record, exc))
+    def _acquire(self) -> bool:
+        return self._slots.acquire(blocking=False)
 
-        while pending or running:
-            while pending and len(running) < self.workers and fatal is None and not self.cancel.is_set():
-                task, repeat = pending.pop(0)
-                key = item_key(task.id, repeat)
-                running[key] = time.monotonic()
-                threading.Thread(target=work, args=(task, repeat, key), daemon=True, name=f"rollout-{key}").start()
-            if fatal is not None or self.cancel.is_set():
-                break
-            try:
-                key, record, exc = done_q.get(timeout=0.2)
-            except queue.Empty:
-                key = None
-            if key is not None and key in running:
-                del running[key]
-                if exc is not None and isinstance(exc, FATAL):
-                    fatal = exc
-                    break
-                answered += 0 if record.missing else 1
-                results[key] = record
-                self._progress(label, answered, total)
-            now = time.monotonic()
-            for k, started in list(running.items()):
-                if now - started > self.deadline_s:
-                    with claim:
-                        if k in saving:  # it finished just now; its result is on its way
-                            continue
-                        abandoned.add(k)
-                    del running[k]
-                    task, repeat = by_key[k]
-                    message = f"timed out after {self.deadline_s:.0f}s"
-                    results[k] = Rollout(
-                        task_id=task.id, task_type=task.task_type, status="timeout", skill_hash=h, repeat=repeat,
-                        error=message, duration_s=now - started, score=Score(hard=0.0, soft=0.0, feedback=message),
-                    )
-        if fatal is not None:
-            raise fatal
-        if self.cancel.is_set():
-            raise Cancelled("run cancelled")
+    def _release(self) -> None:
+        """Give a worker slot back and wake every batch waiting for one."""
+        self._slots.release()
+        with self._waiting_lock:
+            waiting = list(self._waiting)
+        for q in waiting:
+            q.put(None)
 
     def _finish(self, task: Task, repeat: int, h: str, rollout: Rollout | None, exc, elapsed: float) -> Rollout:
         if exc is not None:
@@ -240,3 +194,96 @@ class RolloutRunner:
         encoded = json.dumps(redact_data(to_data(rollout)), ensure_ascii=False, default=str)
         write_text(folder / "conversation.json", encoded + "\n")
         log.append_encoded(key, h, "rollout", encoded)
+
+
+class _Batch:
+    """One ``run`` call's items in flight: started while the runner has a free slot,
+    collected as they finish, abandoned past their deadline."""
+
+    def __init__(self, runner: RolloutRunner, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model):
+        self.runner, self.skill, self.h, self.out_dir, self.log = runner, skill, h, out_dir, log
+        self.training, self.seed, self.results, self.label, self.total, self.model = training, seed, results, label, total, model
+        self.done_q: queue.Queue = queue.Queue()
+        self.pending = list(jobs)
+        self.running: dict[str, float] = {}
+        self.claim = threading.Lock()
+        self.abandoned: set[str] = set()
+        self.saving: set[str] = set()
+        self.by_key = {item_key(t.id, r): (t, r) for t, r in jobs}
+        self.answered = sum(1 for ro in results.values() if not ro.missing)
+
+    def work(self, task: Task, repeat: int, key: str) -> None:
+        runner = self.runner
+        ctx = RolloutContext(
+            seed=item_seed(self.seed, task.id, repeat),
+            training=self.training,
+            workdir=self.out_dir / "predictions" / runner._folder(task.id, repeat),
+            timeout_s=runner.timeout_s,
+            repeat=repeat,
+            cancel=runner.cancel,
+        )
+        started = time.monotonic()
+        try:
+            rollout = runner.env.rollout(task, self.skill, self.model, ctx)
+            exc = None
+        except BaseException as error:  # noqa: BLE001 - reported per item or re-raised as fatal
+            rollout, exc = None, error
+        record = None
+        if exc is None or not isinstance(exc, FATAL):
+            record = runner._finish(task, repeat, self.h, rollout, exc, time.monotonic() - started)
+            with self.claim:  # a timed-out item's late result must never overwrite its record
+                if key in self.abandoned:
+                    return
+                self.saving.add(key)
+            runner._save(self.out_dir, self.log, key, self.h, task, repeat, record)
+        self.done_q.put((key, record, exc))
+
+    def drive(self) -> None:
+        runner, running = self.runner, self.running
+        fatal: BaseException | None = None
+        while self.pending or running:
+            while self.pending and fatal is None and not runner.cancel.is_set() and runner._acquire():
+                task, repeat = self.pending.pop(0)
+                key = item_key(task.id, repeat)
+                running[key] = time.monotonic()
+                threading.Thread(target=self.work, args=(task, repeat, key), daemon=True, name=f"rollout-{key}").start()
+            if fatal is not None or runner.cancel.is_set():
+                break
+            try:
+                got = self.done_q.get(timeout=0.2)
+            except queue.Empty:
+                got = None  # also what a freed slot posts
+            key, record, exc = got if got is not None else (None, None, None)
+            if key is not None and key in running:
+                del running[key]
+                runner._release()
+                if exc is not None and isinstance(exc, FATAL):
+                    fatal = exc
+                    break
+                self.answered += 0 if record.missing else 1
+                self.results[key] = record
+                runner._progress(self.label, self.answered, self.total)
+            self._abandon_late()
+        if fatal is not None:
+            raise fatal
+        if runner.cancel.is_set():
+            raise Cancelled("run cancelled")
+
+    def _abandon_late(self) -> None:
+        now = time.monotonic()
+        deadline = self.runner.deadline_s
+        for k, started in list(self.running.items()):
+            if now - started <= deadline:
+                continue
+            with self.claim:
+                if k in self.saving:  # it finished just now; its result is on its way
+                    continue
+                self.abandoned.add(k)
+            del self.running[k]
+            self.runner._release()
+            task, repeat = self.by_key[k]
+            message = f"timed out after {deadline:.0f}s"
+            self.results[k] = Rollout(
+                task_id=task.id, task_type=task.task_type, status="timeout", skill_hash=self.h, repeat=repeat,
+                error=message, duration_s=now - started, score=Score(hard=0.0, soft=0.0, feedback=message),
+            )

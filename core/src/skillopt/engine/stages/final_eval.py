@@ -3,12 +3,14 @@ initial, best and final skills on test with a per-task-type breakdown.
 
 The final skill (the current one when training ends) can differ from the best: if
 its val score beats the best's it is promoted. Each distinct skill is evaluated on
-test once, on the same items with the same per-item seeds.
+test once, on the same items with the same per-item seeds; evaluations that do not
+depend on each other run side by side within the runner's workers.
 """
 
 from __future__ import annotations
 
 import hashlib
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from skillopt.records import skill_hash
 from skillopt.results import SplitScore
@@ -27,28 +29,38 @@ def final_eval(run: RunContext, current: Current, *, initial: str, best: str, be
     key = hashlib.sha256(f"{current.skill_hash}\x1f{skill_hash(initial)}\x1f{skill_hash(best)}\x1f{best_score}".encode()).hexdigest()[:20]
 
     def compute() -> FinalEvalResult:
-        promote = False
-        initial_val = run.evaluate_val(initial, run.rundir.root / "gate_baseline", "val: initial skill", stage=STAGE)
-        final_val = run.evaluate_val(current.skill, folder / "val_final", "val: final skill", stage=STAGE)
-        final_score = run.gate.score(final_val)
-        if current.skill_hash != skill_hash(best) and final_score > best_score:
-            promote = True
-        chosen_best = current.skill if promote else best
         tasks = subset(run.env.tasks("test"), cfg.evaluation.test_env_num, cfg.train.seed)
         client = run.target.for_stage(STAGE)
-        test: dict[str, SplitScore] = {}
-        seen: dict[str, SplitScore] = {}
-        for name, skill in (("initial", initial), ("best", chosen_best), ("final", current.skill)):
+        seen: dict[str, Future] = {}
+
+        def on_test(pool: ThreadPoolExecutor, name: str, skill: str) -> Future:
             h = skill_hash(skill)
             if h not in seen:
-                run.reporter.phase(f"test: {name} skill")
-                _, rollouts = run.evaluator.evaluate(skill, tasks, folder / f"test_{name}", split="test",
-                                                      label=f"test: {name} skill", client=client)
-                evaluation = to_evaluation(skill, "test", rollouts)
-                seen[h] = SplitScore(hard=evaluation.hard, soft=evaluation.soft, n=evaluation.n, skill_hash=h,
-                                     excluded=len(evaluation.missing), by_task_type=breakdown(rollouts))
-            test[name] = seen[h]
-        return FinalEvalResult(initial_val_score=run.gate.score(initial_val), final_val_score=final_score, final_hard=final_val.hard, final_soft=final_val.soft,
-                               promote_final=promote, test=test)
+                seen[h] = pool.submit(test_score, run, skill, tasks, folder / f"test_{name}", f"test: {name} skill", client)
+            return seen[h]
+
+        # what does not depend on the promotion runs side by side (the runner's workers are
+        # shared, so together they use no more): the initial skill on val and test, the
+        # final skill on val; then the best and final skills on test
+        with ThreadPoolExecutor(max_workers=3) as pool:
+            run.reporter.phase("final evaluation: val and test")
+            initial_test = on_test(pool, "initial", initial)
+            initial_val = pool.submit(run.evaluate_val, initial, run.rundir.root / "gate_baseline", "val: initial skill", stage=STAGE)
+            final_val = run.evaluate_val(current.skill, folder / "val_final", "val: final skill", stage=STAGE)
+            final_score = run.gate.score(final_val)
+            promote = current.skill_hash != skill_hash(best) and final_score > best_score
+            chosen_best = current.skill if promote else best
+            jobs = {"initial": initial_test, "best": on_test(pool, "best", chosen_best), "final": on_test(pool, "final", current.skill)}
+            test = {name: job.result() for name, job in jobs.items()}
+            initial_score = run.gate.score(initial_val.result())
+        return FinalEvalResult(initial_val_score=initial_score, final_val_score=final_score, final_hard=final_val.hard,
+                               final_soft=final_val.soft, promote_final=promote, test=test)
 
     return resumable(folder / "result.json", FinalEvalResult, key, compute)
+
+
+def test_score(run: RunContext, skill: str, tasks: list, folder, label: str, client) -> SplitScore:
+    _, rollouts = run.evaluator.evaluate(skill, tasks, folder, split="test", label=label, client=client)
+    evaluation = to_evaluation(skill, "test", rollouts)
+    return SplitScore(hard=evaluation.hard, soft=evaluation.soft, n=evaluation.n, skill_hash=evaluation.skill_hash,
+                      excluded=len(evaluation.missing), by_task_type=breakdown(rollouts))

@@ -1,7 +1,7 @@
 """``merge``: the analysts' patches become one, by a hierarchical k-ary tree.
 
-Failure patches and success patches are merged in their own trees (groups of
-``gradient.merge_batch_size`` per level, in parallel), then once more together;
+Failure patches and success patches are merged in their own trees, side by side (groups
+of ``gradient.merge_batch_size`` per level, in parallel), then once more together;
 support is counted from the inputs, never self-reported (the policy's job).
 """
 
@@ -37,10 +37,16 @@ def merge(run: RunContext, plan: StepPlan, current: Current, reflected: ReflectR
     key = hashlib.sha256((current.skill_hash + current.meta_skill + dumps(reflected.patches, indent=None)).encode()).hexdigest()[:20]
 
     def compute() -> MergeResult:
-        ctx = run.optimizer_context(current, stage=STAGE, budget=plan.told, seed=run.step_seed(plan, "optimizer"))
+        def context() -> OptimizerContext:
+            return run.optimizer_context(current, stage=STAGE, budget=plan.told, seed=run.step_seed(plan, "optimizer"))
+
+        ctx, fail_ctx, succ_ctx = context(), context(), context()  # one per tree: notes in a fixed order
         patches = list(reflected.patches)
-        fail = merge_tree(run, ctx, [p for p in patches if p.source_type == "failure"], "failure")
-        succ = merge_tree(run, ctx, [p for p in patches if p.source_type == "success"], "success")
+        with ThreadPoolExecutor(max_workers=2) as pool:  # the two trees do not depend on each other
+            fail_job = pool.submit(merge_tree, run, fail_ctx, [p for p in patches if p.source_type == "failure"], "failure")
+            succ_job = pool.submit(merge_tree, run, succ_ctx, [p for p in patches if p.source_type == "success"], "success")
+            fail, succ = fail_job.result(), succ_job.result()
+        ctx.notes.extend([*fail_ctx.notes, *succ_ctx.notes])
         if fail is not None and succ is not None and fail.size and succ.size:
             merged = run.policy.merge(ctx, [fail, succ], "final")
         else:
