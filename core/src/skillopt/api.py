@@ -75,6 +75,9 @@ _GROUPS: dict[str, dict[str, str]] = {
         "RunSummary": "skillopt.results:RunSummary",
         "RunStatus": "skillopt.results:RunStatus",
         "SplitScore": "skillopt.results:SplitScore",
+        "Lift": "skillopt.results:Lift",
+        "SeedsSummary": "skillopt.results:SeedsSummary",
+        "SeedRun": "skillopt.results:SeedRun",
     },
     "Records": {
         "Task": "skillopt.records:Task",

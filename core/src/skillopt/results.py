@@ -15,7 +15,8 @@ import attrs
 from skillopt.calls.ledger import LedgerTotals
 from skillopt.records import StepAction
 
-__all__ = ["EXIT_CODES", "ConfigChange", "GateInfo", "RunStatus", "RunSummary", "SplitScore", "StepAction", "ValSummary"]
+__all__ = ["EXIT_CODES", "ConfigChange", "GateInfo", "Lift", "RunStatus", "RunSummary", "SeedRun", "SeedsSummary", "SplitScore", "StepAction",
+           "ValSummary"]
 
 
 class RunStatus(enum.StrEnum):
@@ -74,6 +75,28 @@ class SplitScore:
     excluded: int = 0
     #: per task type: ``total`` rollouts, ``hard`` and ``soft`` means over the scored ones, ``errors`` (missing ones)
     by_task_type: dict[str, dict[str, float]] = attrs.field(factory=dict)
+
+
+@attrs.frozen(kw_only=True)
+class Lift:
+    """Best minus initial on test, with a bootstrap interval over items (and seeds)."""
+
+    #: the score compared: ``hard`` or ``soft``
+    metric: str
+    #: mean of the paired per-item differences (the mean over seeds of each seed's mean)
+    delta: float
+    #: lower end of the interval
+    low: float
+    #: upper end of the interval
+    high: float
+    #: the interval's coverage, e.g. 0.95
+    confidence: float
+    #: items scored on both sides (summed over seeds)
+    n_items: int
+    #: runs the interval spans (1 = the item bootstrap alone)
+    n_seeds: int = 1
+    #: bootstrap resamples drawn
+    resamples: int = 2000
 
 
 @attrs.frozen(kw_only=True)
@@ -163,6 +186,8 @@ class RunSummary:
     total_wall_time_s: float
     #: resumes under a changed config (``--force-config``)
     config_changes: tuple[ConfigChange, ...] = ()
+    #: best over initial on test hard with its bootstrap interval over items; None without test scores
+    test_lift: Lift | None = None
     #: the resolved run config, secrets redacted
     config: dict[str, Any] = attrs.field(factory=dict)
     #: local time the summary was written, ``%Y-%m-%dT%H:%M:%S%z``
@@ -172,3 +197,31 @@ class RunSummary:
     def exit_code(self) -> int:
         """``skillopt run``'s exit status for ``status`` (:data:`EXIT_CODES`)."""
         return EXIT_CODES.get(self.status, 1)
+
+
+@attrs.frozen(kw_only=True)
+class SeedRun:
+    """One seed's run in a ``--seeds`` series."""
+
+    #: ``train.seed`` of the run
+    seed: int
+    #: its run directory
+    out_dir: str
+    #: how it ended
+    status: RunStatus
+    #: its test lift (None without test scores)
+    test_lift: Lift | None = None
+
+
+@attrs.frozen(kw_only=True)
+class SeedsSummary:
+    """``seeds_summary.json``: one config run under several seeds (``skillopt run --seeds``)."""
+
+    #: the env's name
+    env: str
+    #: every seed's run, in the order given
+    runs: tuple[SeedRun, ...]
+    #: best over initial on test hard, the interval spanning seeds and items; None without test scores
+    test_lift: Lift | None = None
+    #: local time the summary was written
+    finished_at: str = ""

@@ -25,6 +25,7 @@ PresetOpt = Annotated[str | None, typer.Option("--preset", help="Env preset: 'sm
 EpochsOpt = Annotated[int | None, typer.Option("--epochs", help="train.num_epochs")]
 BatchOpt = Annotated[int | None, typer.Option("--batch-size", help="train.batch_size")]
 SeedOpt = Annotated[int | None, typer.Option("--seed", help="train.seed")]
+SeedsOpt = Annotated[str | None, typer.Option("--seeds", help="Run once per seed (e.g. 1,2,3) into OUT/seed-N; the test lift's interval spans seeds.")]
 LrOpt = Annotated[int | None, typer.Option("--learning-rate", "--lr", help="optimizer.learning_rate (max edits per step)")]
 ModeOpt = Annotated[str | None, typer.Option("--update-mode", help="optimizer.skill_update_mode: patch, rewrite, full-rewrite")]
 GateOpt = Annotated[str | None, typer.Option("--gate", help="evaluation.gate: strict, paired, ...")]

@@ -10,7 +10,7 @@ import typer
 from skillopt.cli.options import (
     BackendOpt, BaseUrlOpt, BatchOpt, ConfigOpt, EnvOpt, EpochsOpt, ForceOpt, GateOpt, JsonOpt, LimitOpt, LrOpt,
     MaxCallsOpt, MaxCostOpt, MaxTokensOpt, ModeOpt, ModelOpt, NoCacheOpt, NoGateOpt, OptBackendOpt, OptModelOpt,
-    OutOpt, PresetOpt, ReplayOpt, SeedOpt, SetOpt, TgtBackendOpt, TgtModelOpt, flag_values,
+    OutOpt, PresetOpt, ReplayOpt, SeedOpt, SeedsOpt, SetOpt, TgtBackendOpt, TgtModelOpt, flag_values,
 )
 from skillopt.cli.output import fail, print_json
 
@@ -31,6 +31,7 @@ def run(
     epochs: EpochsOpt = None,
     batch_size: BatchOpt = None,
     seed: SeedOpt = None,
+    seeds: SeedsOpt = None,
     learning_rate: LrOpt = None,
     update_mode: ModeOpt = None,
     gate: GateOpt = None,
@@ -49,6 +50,8 @@ def run(
     from skillopt.errors import SkillOptError
 
     flags = flag_values(**locals())
+    if seeds is not None:
+        return _run_series(config, set_ or [], flags, seeds, force_config, as_json)
     try:
         session = open_session(config_file=config, assignments=set_ or [], flags=flags)
         summary = session.train(force_config=force_config)
@@ -62,6 +65,28 @@ def run(
         print_json(to_data(summary))
     if summary.exit_code:
         raise typer.Exit(summary.exit_code)
+
+
+def _run_series(config, assignments, flags, seeds_text: str, force_config: bool, as_json: bool) -> None:
+    from skillopt.cli.output import info
+    from skillopt.engine.series import parse_seeds, train_series
+    from skillopt.errors import SkillOptError
+    from skillopt.results import EXIT_CODES
+
+    try:
+        summary = train_series(config_file=config, assignments=assignments, flags=flags, seeds=parse_seeds(seeds_text),
+                               force_config=force_config, say=info)
+    except KeyboardInterrupt:
+        raise fail("interrupted; re-run the same command (same --out) to resume", code=130) from None
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
+    if as_json:
+        from skillopt.serde import to_data
+
+        print_json(to_data(summary))
+    codes = [EXIT_CODES.get(r.status, 1) for r in summary.runs]
+    if any(codes):
+        raise typer.Exit(next(c for c in codes if c))
 
 
 SkillOpt = Annotated[Path, typer.Option("--skill", help="Skill file to evaluate.")]

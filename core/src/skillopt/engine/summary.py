@@ -16,6 +16,7 @@ from skillopt.calls.ledger import LedgerTotals
 from skillopt.records import StepAction
 from skillopt.results import GateInfo, RunStatus, RunSummary, ValSummary
 from skillopt.engine.context import RunData
+from skillopt.engine.lift import bootstrap_lift, describe as describe_lift
 from skillopt.engine.reporting import target_cap_setting
 from skillopt.engine.stages.records import FinalEvalResult
 
@@ -101,6 +102,7 @@ def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, dat
         val_test_gap_best=(st.best_score - test["best"].hard) if test and cfg.evaluation.gate_metric == "hard" else None,
         usage=totals, optimizer_prompt_tokens_per_step=_per_step(history, "optimizer_prompt_tokens"),
         total_wall_time_s=round(st.wall_time_s, 2), config_changes=tuple(st.config_changes), config=config_data,
+        test_lift=bootstrap_lift([list(final.test_item_lift.values())], seed=cfg.train.seed) if final else None,
         finished_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
     )
 
@@ -124,5 +126,6 @@ def final_line(s: RunSummary) -> str:
     parts = [f"done ({s.status.value}): best skill {s.best_skill} (from {s.best_origin})",
              f"val {s.val.baseline_gate_score or 0.0:.3f} -> {s.val.best_gate_score:.3f}"]
     if s.test:
-        parts.append(f"test hard initial {s.test['initial'].hard:.3f} -> best {s.test['best'].hard:.3f}")
+        lift = describe_lift(s.test_lift)
+        parts.append(f"test hard initial {s.test['initial'].hard:.3f} -> best {s.test['best'].hard:.3f}" + (f", {lift}" if lift else ""))
     return "; ".join(parts)

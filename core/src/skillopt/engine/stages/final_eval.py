@@ -10,13 +10,16 @@ depend on each other run side by side within the runner's workers.
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 from concurrent.futures import Future, ThreadPoolExecutor
 
-from skillopt.records import skill_hash
+from skillopt.records import Rollout, skill_hash
 from skillopt.results import SplitScore
 from skillopt.engine.context import Current, RunContext
 from skillopt.engine.evaluation import breakdown, to_evaluation
+from skillopt.engine.lift import item_differences
 from skillopt.engine.resumable import resumable
+from skillopt.engine.rundir import RunFileError, read_json
 from skillopt.engine.stages.records import FinalEvalResult
 from skillopt.engine.subsets import subset
 
@@ -51,16 +54,27 @@ def final_eval(run: RunContext, current: Current, *, initial: str, best: str, be
             promote = current.skill_hash != skill_hash(best) and final_score > best_score
             chosen_best = current.skill if promote else best
             jobs = {"initial": initial_test, "best": on_test(pool, "best", chosen_best), "final": on_test(pool, "final", current.skill)}
-            test = {name: job.result() for name, job in jobs.items()}
+            done = {name: job.result() for name, job in jobs.items()}
             initial_score = run.gate.score(initial_val.result())
         return FinalEvalResult(initial_val_score=initial_score, final_val_score=final_score, final_hard=final_val.hard,
-                               final_soft=final_val.soft, promote_final=promote, test=test)
+                               final_soft=final_val.soft, promote_final=promote, test={k: v[0] for k, v in done.items()},
+                               test_item_lift=item_differences(done["initial"][1], done["best"][1]))
 
     return resumable(folder / "result.json", FinalEvalResult, key, compute)
 
 
-def test_score(run: RunContext, skill: str, tasks: list, folder, label: str, client) -> SplitScore:
+def test_score(run: RunContext, skill: str, tasks: list, folder, label: str, client) -> tuple[SplitScore, list[Rollout]]:
     _, rollouts = run.evaluator.evaluate(skill, tasks, folder, split="test", label=label, client=client)
     evaluation = to_evaluation(skill, "test", rollouts)
     return SplitScore(hard=evaluation.hard, soft=evaluation.soft, n=evaluation.n, skill_hash=evaluation.skill_hash,
-                      excluded=len(evaluation.missing), by_task_type=breakdown(rollouts))
+                      excluded=len(evaluation.missing), by_task_type=breakdown(rollouts)), rollouts
+
+
+def saved_item_lift(run_dir: Path) -> dict[str, float]:
+    """A finished run's per-item test lift (best minus initial), for pooling over seeds."""
+    try:
+        saved = read_json(Path(run_dir) / STAGE / "result.json", {}, expect=dict) or {}
+    except RunFileError:
+        return {}
+    result = saved.get("result") if saved.get("complete") is True else None
+    return dict((result or {}).get("test_item_lift") or {})

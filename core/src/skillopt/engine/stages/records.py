@@ -151,3 +151,5 @@ class FinalEvalResult:
     final_soft: float
     promote_final: bool
     test: dict[str, SplitScore] = attrs.field(factory=dict)
+    #: best minus initial on test (hard), per item scored on both sides: the lift's raw data
+    test_item_lift: dict[str, float] = attrs.field(factory=dict)
