@@ -99,6 +99,9 @@ class Env(abc.ABC):
     sample_dir: ClassVar[str] = "data/sample"
     #: what the bundled sample is, for the data line a run prints
     sample_description: ClassVar[str] = "bundled sample"
+    #: ``env:`` keys of microsoft/SkillOpt's YAML configs that this env reads under another
+    #: name (the value) or does without (None); see ``docs/upstream-configs.md``
+    upstream_keys: ClassVar[dict[str, str | None]] = {}
 
     def __init__(self, config: EnvConfig | None = None):
         """``config``: the ``[env]`` section (an instance of ``Config``); None = its defaults."""

@@ -15,4 +15,4 @@ __all__ = ["LiveMathConfig", "LiveMathEnv", "skillopt_register_envs"]
 
 @hookimpl
 def skillopt_register_envs(register):
-    register(LiveMathEnv, aliases=("math",))
+    register(LiveMathEnv, aliases=("math", "livemathematicianbench"))

@@ -40,6 +40,7 @@ class SearchQAEnv(Env):
     """SearchQA: answer a Jeopardy-style clue from retrieved search snippets (reading comprehension, no tools)."""
 
     name: ClassVar[str] = "searchqa"
+    upstream_keys: ClassVar[dict[str, str | None]] = {"max_turns": None}  # one call per item
     summary: ClassVar[str] = "SearchQA: Jeopardy clues answered from search snippets (EM / token F1)"
     Config: ClassVar[type[EnvConfig]] = SearchQAConfig
     presets: ClassVar[dict[str, dict[str, Any]]] = PRESETS

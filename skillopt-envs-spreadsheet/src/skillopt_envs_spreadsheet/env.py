@@ -60,6 +60,7 @@ class SpreadsheetEnv(Env):
     on several test cases."""
 
     name = "spreadsheetbench"
+    upstream_keys = {"data_root": "data_path"}  # the Verified-400 folder
     summary = "SpreadsheetBench: Python/openpyxl code edits workbooks, graded by the official cell comparator"
     Config = SpreadsheetConfig
     presets = {"small": SMALL_PRESET, "full": {}}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from skillopt.cli.options import (
-    BackendOpt, ConfigOpt, EnvOpt, JsonOpt, ModelOpt, OptBackendOpt, OutOpt, PresetOpt, SetOpt, TgtBackendOpt,
+    BackendOpt, CfgOptionsOpt, ConfigOpt, EnvOpt, JsonOpt, ModelOpt, OptBackendOpt, OutOpt, PresetOpt, SetOpt, TgtBackendOpt,
     flag_values,
 )
 from skillopt.cli.output import fail, print_json
@@ -17,6 +17,7 @@ app = typer.Typer(help="Inspect configuration.", no_args_is_help=True)
 def show(
     env: EnvOpt = None,
     config: ConfigOpt = None,
+    cfg_options: CfgOptionsOpt = None,
     set_: SetOpt = None,
     out: OutOpt = None,
     backend: BackendOpt = None,
@@ -32,7 +33,8 @@ def show(
     from skillopt.errors import SkillOptError
 
     try:
-        cfg, _env_cls = resolve_run_config(config_file=config, assignments=set_ or [], flags=flag_values(**locals()))
+        cfg, _env_cls = resolve_run_config(config_file=config, assignments=set_ or [], flags=flag_values(**locals()),
+                                           cfg_options=tuple(cfg_options or ()))
     except SkillOptError as exc:
         raise fail(str(exc)) from None
     data = redacted_config_data(cfg)

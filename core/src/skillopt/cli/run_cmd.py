@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from skillopt.cli.options import (
-    BackendOpt, BaseUrlOpt, BatchOpt, ConfigOpt, EnvOpt, EpochsOpt, ForceOpt, GateOpt, JsonOpt, LimitOpt, LrOpt,
+    BackendOpt, BaseUrlOpt, BatchOpt, CfgOptionsOpt, ConfigOpt, EnvOpt, EpochsOpt, ForceOpt, GateOpt, JsonOpt, LimitOpt, LrOpt,
     MaxCallsOpt, MaxCostOpt, MaxTokensOpt, ModeOpt, ModelOpt, NoCacheOpt, NoGateOpt, OptBackendOpt, OptModelOpt,
     OutOpt, PresetOpt, ReplayOpt, SeedOpt, SeedsOpt, SetOpt, TgtBackendOpt, TgtModelOpt, flag_values,
 )
@@ -18,6 +18,7 @@ from skillopt.cli.output import fail, print_json
 def run(
     env: EnvOpt = None,
     config: ConfigOpt = None,
+    cfg_options: CfgOptionsOpt = None,
     set_: SetOpt = None,
     out: OutOpt = None,
     backend: BackendOpt = None,
@@ -51,9 +52,9 @@ def run(
 
     flags = flag_values(**locals())
     if seeds is not None:
-        return _run_series(config, set_ or [], flags, seeds, force_config, as_json)
+        return _run_series(config, set_ or [], flags, seeds, force_config, as_json, tuple(cfg_options or ()))
     try:
-        session = open_session(config_file=config, assignments=set_ or [], flags=flags)
+        session = open_session(config_file=config, assignments=set_ or [], flags=flags, cfg_options=tuple(cfg_options or ()))
         summary = session.train(force_config=force_config)
     except KeyboardInterrupt:
         raise fail("interrupted; re-run the same command (same --out) to resume", code=130) from None
@@ -67,7 +68,7 @@ def run(
         raise typer.Exit(summary.exit_code)
 
 
-def _run_series(config, assignments, flags, seeds_text: str, force_config: bool, as_json: bool) -> None:
+def _run_series(config, assignments, flags, seeds_text: str, force_config: bool, as_json: bool, cfg_options: tuple[str, ...]) -> None:
     from skillopt.cli.output import info
     from skillopt.engine.series import parse_seeds, train_series
     from skillopt.errors import SkillOptError
@@ -75,7 +76,7 @@ def _run_series(config, assignments, flags, seeds_text: str, force_config: bool,
 
     try:
         summary = train_series(config_file=config, assignments=assignments, flags=flags, seeds=parse_seeds(seeds_text),
-                               force_config=force_config, say=info)
+                               force_config=force_config, say=info, cfg_options=cfg_options)
     except KeyboardInterrupt:
         raise fail("interrupted; re-run the same command (same --out) to resume", code=130) from None
     except SkillOptError as exc:

@@ -51,6 +51,20 @@ class ConfigSources:
     #: check plugin sections against the installed plugins' Config classes (off only
     #: for callers that resolve a config without plugins, such as schema tests)
     plugin_sections: bool = True
+    #: upstream-style ``key=value`` overrides of a YAML config file (``--cfg-options``)
+    cfg_options: tuple[str, ...] = ()
+
+    def read_file(self) -> dict[str, Any]:
+        """The ``--config`` layer: TOML, or an upstream YAML config mapped to our keys."""
+        from skillopt.config.upstream import is_upstream_file, load_upstream
+
+        if self.cfg_options and not is_upstream_file(self.file):
+            raise ConfigError("--cfg-options overrides an upstream YAML config (--config file.yaml); use --set section.key=value")
+        if self.file is None:
+            return {}
+        if is_upstream_file(self.file):
+            return load_upstream(self.file, self.cfg_options)
+        return load_config_file(self.file)
 
 
 def load_config_file(path: Path) -> dict[str, Any]:
@@ -89,9 +103,7 @@ def peek(raw: dict[str, Any], dotted: str, default: Any = None) -> Any:
 
 def raw_layers(sources: ConfigSources, env_cls: type[EnvConfig] = EnvConfig) -> dict[str, Any]:
     """Merge every layer into one raw dict, typing ``--set`` values from the schema."""
-    raw: dict[str, Any] = deep_merge({}, sources.preset)
-    if sources.file is not None:
-        raw = deep_merge(raw, load_config_file(sources.file))
+    raw: dict[str, Any] = deep_merge(deep_merge({}, sources.preset), sources.read_file())
     for assignment in sources.assignments:
         raw = apply_assignment(raw, assignment, env_cls)
     for dotted, value in sources.flags.items():
@@ -103,7 +115,7 @@ def raw_layers(sources: ConfigSources, env_cls: type[EnvConfig] = EnvConfig) -> 
 
 def env_name_of(sources: ConfigSources) -> str:
     """The env a run names, read before the env's own schema (and so its keys) is known."""
-    name = peek(load_config_file(sources.file), "env.name", "") if sources.file is not None else ""
+    name = peek(sources.read_file(), "env.name", "")
     for assignment in sources.assignments:
         key, _, value = assignment.partition("=")
         if key.strip() == "env.name":

@@ -30,7 +30,7 @@ def parse_seeds(text: str) -> tuple[int, ...]:
 
 
 def train_series(*, config_file: Path | None, assignments: list[str], flags: dict[str, Any], seeds: tuple[int, ...],
-                 force_config: bool = False, say=None) -> SeedsSummary:
+                 force_config: bool = False, say=None, cfg_options: tuple[str, ...] = ()) -> SeedsSummary:
     """Train every seed in turn (a finished seed is not run again), then the pooled lift."""
     from skillopt.engine.lift import bootstrap_lift, describe
     from skillopt.engine.rundir import write_json
@@ -40,7 +40,8 @@ def train_series(*, config_file: Path | None, assignments: list[str], flags: dic
 
     if "train.seed" in flags or any(a.split("=", 1)[0].strip() == "train.seed" for a in assignments):
         raise ConfigError("--seeds sets train.seed for each run: drop --seed / --set train.seed")
-    first = open_session(config_file=config_file, assignments=assignments, flags=dict(flags, **{"train.seed": seeds[0]}))
+    first = open_session(config_file=config_file, assignments=assignments, flags=dict(flags, **{"train.seed": seeds[0]}),
+                         cfg_options=cfg_options)
     base = Path(first.cfg.out_dir).expanduser() if first.cfg.out_dir else default_out_dir(first.cfg)
     runs, groups = [], []
     for seed in seeds:
@@ -48,7 +49,7 @@ def train_series(*, config_file: Path | None, assignments: list[str], flags: dic
         if say:
             say(f"[bold]seed {seed}[/bold] ({seeds.index(seed) + 1} of {len(seeds)}): {out}")
         session = open_session(config_file=config_file, assignments=assignments,
-                               flags=dict(flags, **{"train.seed": seed, "out_dir": str(out)}))
+                               flags=dict(flags, **{"train.seed": seed, "out_dir": str(out)}), cfg_options=cfg_options)
         summary = session.train(force_config=force_config)
         runs.append(SeedRun(seed=seed, out_dir=str(out), status=summary.status, test_lift=summary.test_lift))
         item_lift = saved_item_lift(out)

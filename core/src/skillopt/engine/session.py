@@ -27,10 +27,11 @@ def _env_component(sources: ConfigSources):
     return get("envs", name)
 
 
-def resolve_run_config(*, config_file: Path | None, assignments: list[str], flags: dict[str, Any]) -> tuple[RunConfig, type]:
+def resolve_run_config(*, config_file: Path | None, assignments: list[str], flags: dict[str, Any],
+                       cfg_options: tuple[str, ...] = ()) -> tuple[RunConfig, type]:
     from skillopt.config.presets import resolve_preset
 
-    sources = ConfigSources(file=config_file, assignments=tuple(assignments), flags=dict(flags))
+    sources = ConfigSources(file=config_file, assignments=tuple(assignments), flags=dict(flags), cfg_options=tuple(cfg_options))
     comp = _env_component(sources)
     env_cls = comp.obj
     raw = raw_layers(sources, env_cls.Config)
@@ -239,6 +240,7 @@ class Session:
         return summary
 
 
-def open_session(*, config_file: Path | None, assignments: list[str], flags: dict[str, Any], for_eval: bool = False) -> Session:
-    cfg, env_cls = resolve_run_config(config_file=config_file, assignments=assignments, flags=flags)
+def open_session(*, config_file: Path | None, assignments: list[str], flags: dict[str, Any], for_eval: bool = False,
+                 cfg_options: tuple[str, ...] = ()) -> Session:
+    cfg, env_cls = resolve_run_config(config_file=config_file, assignments=assignments, flags=flags, cfg_options=cfg_options)
     return Session(cfg=cfg, env_cls=env_cls)
