@@ -106,7 +106,8 @@ def main() -> None:
     gates = {
         "strict (paper)": ("strict", EvaluationConfig(gate="strict")),
         "paired, one look": ("paired", EvaluationConfig(gate="paired", gate_max_repeats=1)),
-        "paired (default: looks up to 3 repeats)": ("paired", EvaluationConfig(gate="paired")),
+        "paired, no race (gate_race_rounds=1)": ("paired", EvaluationConfig(gate="paired", gate_race_rounds=1)),
+        "paired (default: raced first pass, looks up to 3 repeats)": ("paired", EvaluationConfig(gate="paired")),
     }
     started = time.monotonic()
     table: dict[str, dict] = {}
@@ -116,7 +117,7 @@ def main() -> None:
             for effect in EFFECTS:
                 accepted = cost = 0
                 for d in range(args.decisions):
-                    ok, rollouts = decide_once(Path(tmp) / f"{name}-{evaluation.gate_max_repeats}-{effect}", name, evaluation,
+                    ok, rollouts = decide_once(Path(tmp) / f"{name}-{evaluation.gate_max_repeats}-{evaluation.gate_race_rounds}-{effect}", name, evaluation,
                                                items, d, effect, args.spread, args.deterministic)
                     accepted += ok
                     cost += rollouts

@@ -224,8 +224,9 @@ def test_a_call_timeout_equal_to_the_env_limit_does_not_cut_off_the_retry(tmp_pa
     out = tmp_path / "run"
     summary = toy_trainer(out, server.base_url, timeout_s=1.0, env={"workers": 4, "n_val": 16, "exec_timeout": 1.0}).train()
     assert summary.status == "finished"
-    baseline = [json.loads(x)["rollout"] for x in (out / "gate_baseline" / "results.jsonl").read_text().splitlines()]
-    assert len(baseline) == 16 and all(r["status"] == "ok" for r in baseline)
+    lines = [json.loads(x) for x in (out / "gate_baseline" / "results.jsonl").read_text().splitlines()]
+    first_pass = {line["key"] for line in lines if line["key"].endswith("#r0")}
+    assert len(first_pass) == 16 and all(line["rollout"]["status"] == "ok" for line in lines)  # later looks add repeats
     assert outcome(out) == reference
 
 

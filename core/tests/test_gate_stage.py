@@ -27,7 +27,8 @@ def test_an_undecided_candidate_gets_another_look_and_a_deterministic_target_sto
     make_trainer(tmp_path, num_epochs=1, train={"max_steps": 1}, optimizer={"learning_rate": 1, "min_learning_rate": 1}).train()
     result = gate_result(tmp_path)
     verdict = result["verdict"]
-    assert verdict["looks"] == 2 and verdict["repeats"] == 2 and verdict["action"] == "reject"
+    # a race round on 4 of the 8 items (undecided), the full pass, then one more repeat
+    assert verdict["looks"] == 3 and verdict["repeats"] == 2 and verdict["action"] == "reject"
     assert repeats_run(tmp_path) == [0, 1]  # the second look was paid, the third was not needed
     assert result["rollouts_saved"] == 2 * 1 * 8
 
@@ -55,12 +56,61 @@ def test_a_coin_flip_target_is_looked_at_with_more_repeats_and_never_accepted(tm
             verdict = load(path)["result"]["verdict"]
             looks.append(verdict["looks"])
             assert repeats_run(out, int(path.parent.parent.name[5:])) == list(range(verdict["repeats"]))
-            assert verdict["repeats"] == verdict["looks"] <= 3
+            if verdict["details"].get("raced_items"):  # decided in an early round of the race (16 items: 4 rounds of 4)
+                assert verdict["repeats"] == 1 and verdict["looks"] <= 3
+            else:  # three early rounds, then one look per repeat level
+                assert verdict["looks"] == verdict["repeats"] + 3 and verdict["repeats"] <= 3
     assert looks and max(looks) >= 2  # some candidates were worth a second look
     assert accepted == 0
 
 
 def test_max_repeats_one_decides_at_the_first_look(tmp_path):
     make_trainer(tmp_path, num_epochs=1, train={"max_steps": 1}, optimizer={"learning_rate": 1, "min_learning_rate": 1},
-                 evaluation={"gate_max_repeats": 1}).train()
+                 evaluation={"gate_max_repeats": 1, "gate_race_rounds": 1}).train()
     assert gate_result(tmp_path)["verdict"]["looks"] == 1 and repeats_run(tmp_path) == [0]
+
+
+def candidate_items(out, step=1):
+    rows = [json.loads(x) for x in (out / "steps" / f"step_{step:04d}" / "gate" / "results.jsonl").read_text().splitlines()]
+    return {r["key"] for r in rows}
+
+
+def test_a_harmful_candidate_is_raced_out_on_a_fraction_of_the_val_items(tmp_path):
+    from toy import toy_optimizer
+
+    raced = make_trainer(tmp_path / "raced", optimizer_script=toy_optimizer(harmful=True), num_epochs=1, train={"max_steps": 1},
+                         env={"n_val": 40}, optimizer={"learning_rate": 1, "min_learning_rate": 1})
+    raced.env.initial_skill = lambda: "- RULE-upper\n- RULE-reverse\n- RULE-double"  # vowels fails: RULE-BAD is proposed
+    summary = raced.train()
+    verdict = gate_result(tmp_path / "raced")["verdict"]
+    assert summary.total_rejects == 1 and verdict["action"] == "reject" and "(raced)" in verdict["reason"]
+    ran = len(candidate_items(tmp_path / "raced"))
+    assert ran == verdict["details"]["raced_items"] < 40  # the RULE-BAD candidate fails every item: clear at once
+    assert gate_result(tmp_path / "raced")["rollouts_saved"] == 40 - ran
+    history = load(tmp_path / "raced" / "history.json")
+    assert history[-1]["gate_rollouts_saved"] == 40 - ran
+
+    full = make_trainer(tmp_path / "full", optimizer_script=toy_optimizer(harmful=True), num_epochs=1, train={"max_steps": 1},
+                        env={"n_val": 40}, optimizer={"learning_rate": 1, "min_learning_rate": 1},
+                        evaluation={"gate_race_rounds": 1})
+    full.env.initial_skill = raced.env.initial_skill
+    assert full.train().total_rejects == 1  # the same decision, at the price of every item
+    assert len(candidate_items(tmp_path / "full")) == 40
+
+
+def test_a_race_needs_four_items_a_round():
+    from skillopt.config.schema import EvaluationConfig
+    from skillopt.engine.stages.gate import race_plan
+    from skillopt.records import Task
+
+    class Run:
+        seed = 1
+
+        def __init__(self, n):
+            self.data = type("D", (), {"val": tuple(Task(id=f"v{i}") for i in range(n))})()
+
+    assert race_plan(Run(7), EvaluationConfig()) == []  # one round only: no race
+    rounds = race_plan(Run(12), EvaluationConfig())
+    assert [len(r) for r in rounds] == [4, 8]  # three rounds of four, the last one the full pass
+    assert [len(r) for r in race_plan(Run(40), EvaluationConfig())] == [8, 16, 24, 32]
+    assert rounds[0] == rounds[1][:4]  # growing prefixes of one seeded order

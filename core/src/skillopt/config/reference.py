@@ -80,6 +80,11 @@ HELP = {
     "evaluation.gate_max_repeats": "paired gate: repeats per item it may add while undecided (racing; 1 = one look)",
     "evaluation.gate_min_items": "fewest val items valid on both sides for a decision (0 = half of them); fewer is no decision",
     "evaluation.gate_min_margin": "minimum gain over the current skill to accept",
+    "evaluation.gate_race_rounds": "paired gate: the candidate's first pass runs in this many rounds of val items, "
+                                   "stopping early on a clear loser or winner (1 = every item at once; at most one round per 4 items)",
+    "evaluation.gate_race_futility": "paired gate: an early round rejects when the candidate is worse with a one-sided "
+                                     "p-value of at most this times the share of items seen (higher saves more calls "
+                                     "and loses more real gains)",
     "evaluation.gate_confidence": "paired gate: 1 - false-accept rate it allows, split over its looks",
     "evaluation.gate_no_regression": "paired gate: reject if any val item gets worse",
     "evaluation.use_semantic_density": "add a leading-word density bonus to the gate score",

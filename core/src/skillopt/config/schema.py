@@ -103,6 +103,8 @@ class EvaluationConfig:
     gate_min_margin: float = attrs.field(default=0.0, validator=v.ge(0.0))
     gate_confidence: float = attrs.field(default=0.95, validator=[v.gt(0.0), v.lt(1.0)])
     gate_no_regression: bool = False
+    gate_race_rounds: int = attrs.field(default=5, validator=_at_least(1))
+    gate_race_futility: float = attrs.field(default=0.95, validator=[v.gt(0.0), v.lt(1.0)])
     use_semantic_density: bool = False
     semantic_density_weight: float = 0.05
     leading_words: tuple[str, ...] = DEFAULT_LEADING_WORDS

@@ -101,7 +101,10 @@ def step_line(rec: StepRecord, total_steps: int, outcome) -> str:
         extra = []
         if v.confidence is not None:
             extra.append(f"confidence {v.confidence:.3f}")
-        if v.looks > 1 or v.repeats > 1:
+        raced = v.details.get("raced_items")
+        if raced:
+            extra.append(f"raced: decided on the first {raced} val items, {rec.gate_rollouts_saved} rollouts saved")
+        elif v.looks > 1 or v.repeats > 1:
             extra.append(f"{v.looks} look{'s' if v.looks > 1 else ''}, {v.repeats} repeat{'s' if v.repeats > 1 else ''}/item")
         if v.excluded:
             reasons = Counter(r.split(": ", 1)[-1][:60] for r in v.excluded.values())

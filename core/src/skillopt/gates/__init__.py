@@ -106,6 +106,11 @@ class Look:
     repeats: int = 1
     #: no further look: the gate must decide (a ``more`` is taken as ``reject``)
     last: bool = True
+    #: share of the val items in this look's evidence: below 1 in a race's early rounds,
+    #: where a gate may stop a clear loser or a clear winner before every item is run
+    fraction: float = 1.0
+    #: rounds the candidate's first pass was raced in (1 = no race); they count as looks
+    race_rounds: int = 1
 
 
 def pair(current: Evaluation, candidate: Evaluation) -> tuple[Evaluation, Evaluation, dict[str, str]]:

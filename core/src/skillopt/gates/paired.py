@@ -6,10 +6,13 @@ exceeds ``gate_min_margin`` *and* a one-sided sign-flip permutation test says th
 gain is unlikely to be noise at ``gate_confidence``. With ``gate_no_regression`` any
 item that gets worse blocks the candidate.
 
-It decides in looks (racing): the first look is one pass over the items; a candidate
-that is clearly not better is rejected there, one that is clearly better accepted,
-and an undecided one is shown again with one more repeat per item, up to
-``gate_max_repeats``. The error rate is split over the looks (the earlier looks share
+It decides in looks (racing). The candidate's first pass runs in
+``gate_race_rounds`` rounds of items: after an early round a clear winner is accepted
+(at an interim share of the error rate) and a clear loser rejected (worse with a
+one-sided p-value of at most ``gate_race_futility`` times the share of items seen),
+which can only lower the accept rate. After the full pass a candidate that is not better is rejected, one that is
+clearly better accepted, and an undecided one is shown again with one more repeat per
+item, up to ``gate_max_repeats``. The error rate is split over the looks (the earlier looks share
 a quarter of it, the last gets what remains), so looking more often never raises the
 false-accept rate above ``1 - gate_confidence``; ``benchmarks/gate_calibration.py``
 measures it. On binary scores the test is exact
@@ -84,6 +87,13 @@ def look_alpha(alpha: float, look: Look, planned: int) -> float:
     return interim if not look.last else alpha - interim * (look.index - 1)
 
 
+def futility(level: float, fraction: float) -> float:
+    """The p(worse) at or below which an early round rejects: ``level`` scaled by the share
+    of items seen, so the noisiest rounds need the clearest evidence (measured:
+    ``benchmarks/gate_racing.py``)."""
+    return level * fraction
+
+
 class PairedGate(Gate):
     """Per-item paired comparison with a permutation test, margin and no-regression guard."""
 
@@ -91,9 +101,10 @@ class PairedGate(Gate):
     summary = "default: paired per-item test on the same val items, in looks with repeats; margin, confidence, no-regression"
     sequential = True
 
-    def planned_looks(self) -> int:
+    def planned_looks(self, race_rounds: int = 1) -> int:
+        """Looks it may take: a race's early rounds, then one per repeat level."""
         c = self.config
-        return max(1, c.gate_max_repeats - c.gate_repeats + 1)
+        return max(1, c.gate_max_repeats - c.gate_repeats + 1) + max(0, race_rounds - 1)
 
     def decide(self, current: Evaluation, candidate: Evaluation, look: Look | None = None) -> Verdict:
         c = self.config
@@ -104,7 +115,8 @@ class PairedGate(Gate):
         diffs = [cand_items[i] - cur_items[i] for i in shared]
         mean_diff = sum(diffs) / len(diffs) if diffs else 0.0
         p_value = sign_flip_p_value(diffs)
-        alpha = look_alpha(1.0 - c.gate_confidence, look, self.planned_looks())
+        racing = look.fraction < 1.0
+        alpha = look_alpha(1.0 - c.gate_confidence, look, self.planned_looks(look.race_rounds))
         improved = sum(1 for d in diffs if d > 1e-9)
         regressed = [i for i, d in zip(shared, diffs, strict=True) if d < -1e-9]
         blockers = []
@@ -113,7 +125,19 @@ class PairedGate(Gate):
         if c.gate_no_regression and regressed:
             blockers.append(f"{len(regressed)} item(s) regressed")
         significant = p_value <= alpha
-        if blockers:
+        worse_p = sign_flip_p_value([-d for d in diffs])
+        if racing:  # an early round: only a clear winner or a clear loser stops here
+            blockers = blockers[1:] if blockers and blockers[0].startswith("mean paired gain") else blockers
+            if not blockers and significant:
+                action, reason = GateAction.ACCEPT, (f"gain {mean_diff:+.4f} on the first {len(shared)} items, "
+                                                     f"p={p_value:.4f} <= {alpha:.4f} (raced)")
+            elif blockers or worse_p <= futility(c.gate_race_futility, look.fraction):
+                action = GateAction.REJECT
+                reason = "; ".join(blockers) or (f"worse on the first {len(shared)} items: gain {mean_diff:+.4f}, "
+                                                 f"p(worse)={worse_p:.4f} <= {futility(c.gate_race_futility, look.fraction):.3f} (raced)")
+            else:
+                action, reason = GateAction.MORE, f"undecided on the first {len(shared)} items (p={p_value:.4f}): more items"
+        elif blockers:
             action = GateAction.REJECT
             reason = "; ".join(blockers)
         elif significant:
@@ -144,6 +168,7 @@ class PairedGate(Gate):
                 "regressed": len(regressed),
                 "regressed_items": regressed[:50],
                 "repeats": max((len(r) for r in candidate.items.values()), default=0),
+                "p_worse": worse_p,
             },
         )
 

@@ -25,6 +25,7 @@ from skillopt.records import GateAction, Verdict
 from skillopt.engine.context import Current, RunContext
 from skillopt.engine.resumable import resumable
 from skillopt.engine.rollouts import SystemicFailure
+from skillopt.engine.seeds import derive_seed
 from skillopt.engine.stages.records import EvalScore, GateResult
 
 STAGE = "gate"
@@ -100,7 +101,11 @@ def gate(run: RunContext, folder: Path, current: Current, candidate: str, *, lab
         return run.evaluate_val(skill, where, text, repeats=repeats)
 
     def compute() -> GateResult:
-        repeats, index = first, 1
+        rounds = race_plan(run, e) if sequential else []
+        raced = race(run, folder, current, candidate, label, rounds, first) if rounds else None
+        if raced is not None:
+            return raced
+        repeats, index = first, len(rounds) + 1 if rounds else 1
         while True:
             cur = evaluate(current.skill, folder / "current", "val: current skill", repeats)
             cand = evaluate(candidate, folder, label, repeats)
@@ -108,8 +113,8 @@ def gate(run: RunContext, folder: Path, current: Current, candidate: str, *, lab
                 verdict = forced(run, cur, cand, force_reason)
                 break
             cur_p, cand_p, excluded = pair(cur, cand)
-            last = repeats >= most or (index > 1 and repeats_identical(cur_p, cand_p))
-            look = Look(index=index, repeats=repeats, last=last)
+            last = repeats >= most or (repeats > first and repeats_identical(cur_p, cand_p))
+            look = Look(index=index, repeats=repeats, last=last, race_rounds=len(rounds) + 1 if rounds else 1)
             if cur_p.n < min_items(run):
                 raise GateUndecided(no_decision(run, cur, cand, excluded, cur_p.n, look,
                                                 f"and {cur_p.n} valid pairs are fewer than evaluation.gate_min_items={min_items(run)}"))
@@ -129,3 +134,42 @@ def gate(run: RunContext, folder: Path, current: Current, candidate: str, *, lab
         return GateResult(verdict=verdict, current=score_of(run, cur), candidate=score_of(run, cand), rollouts_saved=saved)
 
     return resumable(folder / "result.json", GateResult, key, compute)
+
+
+#: items an early round must add for a race to be worth its extra looks
+RACE_ITEMS_PER_ROUND = 4
+
+
+def race_plan(run: RunContext, e) -> list[list]:
+    """The early rounds' item sets (growing prefixes of a seeded order of the val items),
+    or [] when the race is off or val is too small to split."""
+    items = list(run.data.val)
+    rounds = min(e.gate_race_rounds, len(items) // RACE_ITEMS_PER_ROUND)
+    if rounds <= 1:
+        return []
+    order = sorted(items, key=lambda t: derive_seed(run.seed, "race", t.id))
+    return [order[: math.ceil(len(items) * k / rounds)] for k in range(1, rounds)]
+
+
+def race(run: RunContext, folder: Path, current: Current, candidate: str, label: str, rounds: list[list],
+         repeats: int) -> GateResult | None:
+    """The candidate's first pass in rounds: a verdict as soon as one is clear (the val
+    rollouts it did not need are reported as saved), else None for the full pass."""
+    n = len(run.data.val)
+    cur_full = run.evaluate_val(current.skill, folder / "current", "val: current skill", repeats=repeats)
+    for index, items in enumerate(rounds, start=1):
+        cand, _ = run.evaluator.evaluate(candidate, items, folder, split="val", repeats=repeats, label=label,
+                                         client=run.target.for_stage(STAGE))
+        cur = cur_full.only(t.id for t in items)
+        cur_p, cand_p, excluded = pair(cur, cand)
+        if excluded or cur_p.n < RACE_ITEMS_PER_ROUND:
+            return None  # missing answers: the full pass decides (and retries them)
+        look = Look(index=index, repeats=repeats, last=False, fraction=len(items) / n, race_rounds=len(rounds) + 1)
+        verdict = run.gate.decide(cur_p, cand_p, look)
+        if verdict.action is GateAction.MORE:
+            continue
+        verdict = attrs.evolve(verdict, repeats=repeats, looks=index, details={**verdict.details, "raced_items": len(items)})
+        saved = (n - len(items)) * repeats
+        return GateResult(verdict=verdict, current=score_of(run, cur_full), candidate=score_of(run, cand), rollouts_saved=saved,
+                          raced_items=len(items))
+    return None

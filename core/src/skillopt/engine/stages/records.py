@@ -112,8 +112,10 @@ class GateResult:
     verdict: Verdict
     current: EvalScore
     candidate: EvalScore
-    #: val rollouts the early decision did not need, vs. deciding at the most repeats
+    #: val rollouts the early decision did not need (vs. every item, or the most repeats)
     rollouts_saved: int = 0
+    #: val items the candidate ran on when a race decided early (0 = every item)
+    raced_items: int = 0
 
 
 @attrs.frozen(kw_only=True)
