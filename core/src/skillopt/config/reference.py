@@ -69,6 +69,9 @@ HELP = {
     "optimizer.skill_aware_appendix_source": "who may write appendix notes: both or failure_only",
     "optimizer.skill_aware_consolidate_threshold": "consolidate the appendix above this many notes (0 = never)",
     "optimizer.max_skill_chars": "refuse candidates longer than this (0 = no limit)",
+    "optimizer.max_skill_tokens": "the skill's length budget in tokens (~4 characters each), told to every optimizer "
+                                  "stage; the gate refuses a candidate over it unless it shortens an over-budget skill "
+                                  "(0 = no budget)",
     "optimizer.rewrite_max_tokens": "output cap of calls that write a whole skill (rewrite, full-rewrite)",
     "optimizer.rewrite_reasoning_effort": "reasoning effort of those calls ('' = the optimizer's)",
     "optimizer.block_answer_leaks": "refuse edits that copy a training item's gold answer into the skill",

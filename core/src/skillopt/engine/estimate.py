@@ -139,7 +139,7 @@ def estimate(cfg, env, *, pricers: dict[str, Any] | None = None) -> Estimate:
     n_target, n_opt = sum(target.values()), sum(optimizer.values())
     reply_cap = cfg.model.target.max_tokens or cap or 1024
     trajectory = min(cfg.gradient.max_trajectory_chars, prompt_chars * per_rollout + reply_cap * CHARS_PER_TOKEN)
-    skill_chars = max(len(skill), cfg.optimizer.max_skill_chars or 0)
+    skill_chars = max(len(skill), cfg.optimizer.max_skill_chars or 0, 4 * (cfg.optimizer.max_skill_tokens or 0))
     analyst_chars = OPTIMIZER_OVERHEAD_CHARS + skill_chars + cfg.gradient.minibatch_size * trajectory
     usage = {
         "target": Usage(prompt_tokens=int(n_target * prompt_chars / CHARS_PER_TOKEN), completion_tokens=n_target * reply_cap),

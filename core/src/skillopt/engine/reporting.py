@@ -96,7 +96,9 @@ def step_line(rec: StepRecord, total_steps: int, outcome) -> str:
     colour = COLOURS.get(rec.action.value, "dim")
     gate = ""
     v = rec.verdict
-    if v is not None:
+    if v is not None and v.details.get("refused"):
+        gate = f" ({v.reason})"
+    elif v is not None:
         gate = f" val {rec.candidate_gate_score:.3f} vs {v.current_score:.3f}"
         extra = []
         if v.confidence is not None:

@@ -37,7 +37,7 @@ class FullRewritePolicy(EditPolicy):
             first = candidates[0] if candidates else Patch(source_type=source)
             return Patch(new_skill=first.new_skill, reasoning=first.reasoning, source_type=source, merge_level=level)
         listing = "\n\n".join(f"### Candidate {i + 1} ({p.source_type})\n<skill>\n{p.new_skill}\n</skill>" for i, p in enumerate(candidates))
-        user = r.join_sections(r.skill_section(ctx.skill), r.meta_section(ctx.meta_skill), "## Candidates\n" + listing)
+        user = r.join_sections(r.skill_block(ctx), r.meta_section(ctx.meta_skill), "## Candidates\n" + listing)
         try:
             data = ctx.ask_whole_skill(stage="merge", system=ctx.prompt("merge_full_rewrite"), user=user, schema=schemas.new_skill_schema())
             merged = str(data.get("new_skill", "")).strip()

@@ -13,6 +13,7 @@ from skillopt.policies import render as r
 from skillopt.policies import schemas
 from skillopt.policies.support import dedupe_edits, edit_text, recount
 from skillopt.records import EDIT_OPS, Edit, EditResult, Patch, Rollout, Task
+from skillopt.skillbudget import estimate_tokens, shortens
 from skillopt.skilldoc import apply_edits
 
 
@@ -26,7 +27,7 @@ def analyst_user_message(ctx: OptimizerContext, rollouts: list[Rollout], tasks: 
     limit = ctx.config.gradient.max_trajectory_chars
     blocks = [r.render_trajectory(i + 1, ro, tasks.get(ro.task_id), limit) for i, ro in enumerate(rollouts)]
     return r.join_sections(
-        r.skill_section(ctx.skill),
+        r.skill_block(ctx),
         r.budget_section(ctx.budget, noun),
         r.history_section(ctx.step_history),
         r.meta_section(ctx.meta_skill),
@@ -114,7 +115,7 @@ class PatchPolicy(EditPolicy):
             f"### Proposal {i + 1} ({p.source_type})\n" + r.as_json([attrs.asdict(e) for e in p.edits])
             for i, p in enumerate(patches) if p.edits
         )
-        user = r.join_sections(r.skill_section(ctx.skill), r.meta_section(ctx.meta_skill), "## Proposals\n" + listing)
+        user = r.join_sections(r.skill_block(ctx), r.meta_section(ctx.meta_skill), "## Proposals\n" + listing)
         try:
             data = ctx.ask(stage="merge", system=ctx.prompt(f"merge_{kind}"), user=user, schema=schemas.merged_patch_schema())
         except SchemaError as exc:
@@ -132,7 +133,7 @@ class PatchPolicy(EditPolicy):
             return attrs.evolve(patch, edits=()), {"ranking": "budget is 0", "selected_indices": []}
         listing = "\n".join(edit_line(i, e) for i, e in enumerate(edits))
         user = r.join_sections(
-            r.skill_section(ctx.skill),
+            r.skill_block(ctx),
             f"## Selection budget\nKeep at most {budget} edits.",
             r.history_section(ctx.step_history),
             r.meta_section(ctx.meta_skill),
@@ -147,7 +148,9 @@ class PatchPolicy(EditPolicy):
         method = "optimizer"
         if not chosen:
             method = "support order (fallback)"
-            order = sorted(range(len(edits)), key=lambda i: (edits[i].source_type != "failure", -edits[i].support_count, -edits[i].merge_level, i))
+            over = estimate_tokens(ctx.skill) > ctx.config.optimizer.max_skill_tokens > 0  # shortening edits first
+            order = sorted(range(len(edits)), key=lambda i: (over and not shortens(edits[i]), edits[i].source_type != "failure",
+                                                             -edits[i].support_count, -edits[i].merge_level, i))
             chosen = order
         chosen = chosen[:budget]
         return attrs.evolve(patch, edits=tuple(edits[i] for i in chosen)), {"ranking": method, "selected_indices": chosen}

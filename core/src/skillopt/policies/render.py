@@ -58,6 +58,14 @@ def skill_section(skill: str) -> str:
     return "## Current skill\n<skill>\n" + (skill.strip() or "(empty)") + "\n</skill>"
 
 
+def skill_block(ctx, skill: str | None = None) -> str:
+    """The skill section, and its length budget when ``optimizer.max_skill_tokens`` is set."""
+    from skillopt.skillbudget import budget_note
+
+    text = ctx.skill if skill is None else skill
+    return join_sections(skill_section(text), budget_note(text, ctx.config.optimizer.max_skill_tokens))
+
+
 def budget_section(budget: int | None, noun: str = "edits") -> str:
     if budget is None:
         return f"## Edit budget\nNo fixed budget: propose only the {noun} the evidence warrants."

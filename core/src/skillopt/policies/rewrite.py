@@ -64,7 +64,7 @@ class RewritePolicy(EditPolicy):
         if len([p for p in patches if p.suggestions]) <= 1 or len(deduped) <= 1:
             return Patch(suggestions=tuple(deduped), source_type=source, merge_level=level)
         listing = "\n".join(suggestion_line(i, s) for i, s in enumerate(inputs))
-        user = r.join_sections(r.skill_section(ctx.skill), r.meta_section(ctx.meta_skill), "## Suggestions\n" + listing)
+        user = r.join_sections(r.skill_block(ctx), r.meta_section(ctx.meta_skill), "## Suggestions\n" + listing)
         try:
             data = ctx.ask(stage="merge", system=ctx.prompt("merge_rewrite"), user=user, schema=schemas.merged_suggestions_schema())
         except SchemaError as exc:
@@ -79,7 +79,7 @@ class RewritePolicy(EditPolicy):
             return patch, {"ranking": "not needed", "selected_indices": list(range(len(items)))}
         listing = "\n".join(suggestion_line(i, s) for i, s in enumerate(items))
         user = r.join_sections(
-            r.skill_section(ctx.skill), f"## Selection budget\nKeep at most {budget} suggestions.",
+            r.skill_block(ctx), f"## Selection budget\nKeep at most {budget} suggestions.",
             r.history_section(ctx.step_history), "## Suggestions\n" + listing,
         )
         chosen: list[int] = []
@@ -99,7 +99,7 @@ class RewritePolicy(EditPolicy):
         if not patch.suggestions:
             return skill, [], {"change_summary": []}
         listing = "\n".join(suggestion_line(i, s) for i, s in enumerate(patch.suggestions))
-        user = r.join_sections(r.skill_section(skill), "## Selected suggestions\n" + listing, r.history_section(ctx.step_history))
+        user = r.join_sections(r.skill_block(ctx, skill), "## Selected suggestions\n" + listing, r.history_section(ctx.step_history))
         data = ctx.ask_whole_skill(stage="rewrite", system=ctx.prompt("rewrite_skill"), user=user, schema=schemas.new_skill_schema())
         new_skill = restore_protected(skill, str(data.get("new_skill", "")).strip() + "\n")
         results = [

@@ -21,7 +21,8 @@ from pathlib import Path
 import attrs
 
 from skillopt.gates import Evaluation, Look, pair
-from skillopt.records import GateAction, Verdict
+from skillopt.records import GateAction, Verdict, skill_hash
+from skillopt.skillbudget import over_budget
 from skillopt.engine.context import Current, RunContext
 from skillopt.engine.resumable import resumable
 from skillopt.engine.rollouts import SystemicFailure
@@ -101,6 +102,9 @@ def gate(run: RunContext, folder: Path, current: Current, candidate: str, *, lab
         return run.evaluate_val(skill, where, text, repeats=repeats)
 
     def compute() -> GateResult:
+        refused = "" if force_reason else over_budget(candidate, current.skill, run.cfg.optimizer.max_skill_tokens)
+        if refused:
+            return refuse(run, current, candidate, refused)
         rounds = race_plan(run, e) if sequential else []
         raced = race(run, folder, current, candidate, label, rounds, first) if rounds else None
         if raced is not None:
@@ -134,6 +138,19 @@ def gate(run: RunContext, folder: Path, current: Current, candidate: str, *, lab
         return GateResult(verdict=verdict, current=score_of(run, cur), candidate=score_of(run, cand), rollouts_saved=saved)
 
     return resumable(folder / "result.json", GateResult, key, compute)
+
+
+def refuse(run: RunContext, current: Current, candidate: str, why: str) -> GateResult:
+    """A candidate the gate will not consider (over the skill budget): rejected before a
+    single val rollout is paid for."""
+    n = len(run.data.val)
+    verdict = Verdict(accepted=False, action=GateAction.REJECT, metric=run.cfg.evaluation.gate_metric,
+                      current_score=current.score, candidate_score=0.0, reason=f"refused: {why}", looks=0, repeats=0,
+                      details={"refused": "skill_budget"})
+    return GateResult(verdict=verdict, current=EvalScore(skill_hash=current.skill_hash, gate_score=current.score, hard=current.score,
+                                                         soft=current.score, n=n),
+                      candidate=EvalScore(skill_hash=skill_hash(candidate), gate_score=0.0, hard=0.0, soft=0.0, n=0),
+                      rollouts_saved=n * run.cfg.evaluation.gate_repeats)
 
 
 #: items an early round must add for a race to be worth its extra looks

@@ -30,7 +30,7 @@ def autonomous_budget(ctx: OptimizerContext, merged: Patch, rollouts: list[Rollo
         f"hard={sum(ro.score.hard for ro in rollouts) / max(len(rollouts), 1):.3f}\n"
         f"## Edits on offer\n{available} merged proposals (patterns: {'; '.join(merged.patterns[:6])})"
     )
-    user = r.join_sections(r.skill_section(ctx.skill), evidence, r.history_section(ctx.step_history), r.meta_section(ctx.meta_skill))
+    user = r.join_sections(r.skill_block(ctx), evidence, r.history_section(ctx.step_history), r.meta_section(ctx.meta_skill))
     try:
         data = ctx.ask(stage="lr_autonomous", system=ctx.prompt("lr_autonomous"), user=user, schema=schemas.lr_schema())
         budget = max(0, min(int(data["learning_rate"]), available))

@@ -118,7 +118,7 @@ def slow_update(run: RunContext, epoch: int, current: Current, prev_skill: str, 
         previous = get_block(current.skill, SLOW_START, SLOW_END) or "(none yet)"
         user = r.join_sections(
             "## Skill at the end of the previous epoch\n<skill>\n" + prev_skill.strip() + "\n</skill>",
-            r.skill_section(current.skill),
+            r.skill_block(ctx, current.skill),
             "## Previous slow-update guidance\n" + previous,
             comparison_text(pairs, run.data.index, run.cfg.gradient.max_trajectory_chars),
         )
