@@ -107,7 +107,8 @@ def base(tmp_path_factory):
         register_toy_pair()
         (root / "initial.md").write_text("# Puzzles\n\n- Answer with the transformed word only.\n", encoding="utf-8")
         args = (*RUN, "--set", f"env.skill_init={root / 'initial.md'}")
-        stopped = cli("run", "--out", str(root / "base"), *args, "--max-calls", "45")
+        # baseline 16, step 1: rollout 4, reflect 1, gate 16, attribution 24; step 2: rollout 4, reflect 2, then its gate
+        stopped = cli("run", "--out", str(root / "base"), *args, "--max-calls", "85")
         assert stopped.exit_code == 3 and json.loads(stopped.stdout)["status"] == "budget_exhausted", stopped.output
         shutil.copytree(root / "base", root / "reference")
         resumed = cli("run", "--out", str(root / "reference"), *args)
@@ -151,6 +152,7 @@ def test_the_matrix_covers_every_kind_of_run_file(base):
 FILES = ["config.json", "runtime_state.json", "history.json", "score_book.json", "usage.jsonl", "best_skill.md", "run.lock",
          "summary.json", "skills/skill_v0000.md", "skills/skill_v0001.md", "gate_baseline/results.jsonl",
          "steps/step_0001/step_record.json", "steps/step_0001/apply/result.json", "steps/step_0001/gate/result.json",
+         "steps/step_0001/attribution.json",
          "steps/step_0001/rollout/results.jsonl", "steps/step_0002/rollout/results.jsonl",
          "steps/step_0002/reflect/minibatch_fail_000.json", "steps/step_0002/reflect/minibatch_succ_000.json",
          "steps/step_0002/merge/result.json", "steps/step_0002/select/result.json", "steps/step_0002/apply/result.json",

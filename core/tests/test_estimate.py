@@ -28,8 +28,10 @@ def test_the_estimate_bounds_what_a_run_really_calls(tmp_path, epochs, extra):
         assert actual <= found.target_calls.get(stage, 0), stage  # the estimate names the ledger's stages
     target = summary.usage.role("target").requests
     bound = sum(found.target_calls.values())
-    # a ceiling, and not a silly one: only a racing gate's unused repeats separate the two
-    slack = 2 * (trainer.cfg.evaluation.gate_max_repeats - 1) * len(trainer.env.tasks("val")) * found.steps
+    # a ceiling, and not a silly one: only a racing gate's unused repeats and the attribution of steps that were not
+    # accepted (the worst case counts every step) separate the two
+    slack = (2 * (trainer.cfg.evaluation.gate_max_repeats - 1) * len(trainer.env.tasks("val"))
+             + trainer.cfg.evaluation.attribution_rollouts) * found.steps
     assert target <= bound <= 2 * target + slack
     for stage in STAGES:
         actual = stages[f"optimizer/{stage}"].requests if f"optimizer/{stage}" in stages else 0

@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from skillopt.cli import check_cmd, config_cmd, export_cmd, keys_cmd, listing, run_cmd, runs_cmd, ui_cmd
+from skillopt.cli import blame_cmd, check_cmd, config_cmd, export_cmd, keys_cmd, listing, run_cmd, runs_cmd, ui_cmd
 
 def make_app(*, plugins: bool = True) -> typer.Typer:
     """A fresh ``skillopt`` app: the built-in commands plus (``plugins``) what the
@@ -28,6 +28,7 @@ def make_app(*, plugins: bool = True) -> typer.Typer:
     root.command("eval")(run_cmd.eval_)
     root.command("check")(check_cmd.check)
     root.command("export")(export_cmd.export)
+    root.command("blame")(blame_cmd.blame)
     root.command("envs")(listing.envs)
     root.command("backends")(listing.backends)
     root.command("plugins")(listing.plugins)

@@ -91,6 +91,24 @@ def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> 
             "–" if s.get("cost_usd") is None else f"${s['cost_usd']:.4f}",
         )
     console.print(table)
+    _show_attribution(console, path, data["history"])
+
+
+def _show_attribution(console, path: Path, history: list[dict]) -> None:
+    """Accepted steps: which edit changed which val items (``attribution.json``)."""
+    from skillopt.blame import step_attribution
+
+    for s in history:
+        found = step_attribution(path, int(s.get("step") or 0))
+        if not found:
+            continue
+        console.print(f"step {s.get('step')} attribution: fixed {len(found['fixed'])}, broke {len(found['broke'])} val items "
+                      f"({found['rollouts']} rollouts)", soft_wrap=True)
+        for e in found["edits"]:
+            effect = "not measured" if e.get("effect") is None else f"{e['effect']:+.2f}"
+            helped = ", ".join(e.get("helped") or ()) or "–"
+            console.print(f"  #{e['index'] + 1} {e['op']} {effect}: fixed {helped} │ {str(e.get('content') or e.get('target'))[:90]}",
+                          soft_wrap=True, markup=False)
 
 
 @app.command("diff")

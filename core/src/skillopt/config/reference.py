@@ -83,6 +83,8 @@ HELP = {
     "evaluation.gate_max_repeats": "paired gate: repeats per item it may add while undecided (racing; 1 = one look)",
     "evaluation.gate_min_items": "fewest val items valid on both sides for a decision (0 = half of them); fewer is no decision",
     "evaluation.gate_min_margin": "minimum gain over the current skill to accept",
+    "evaluation.attribution_rollouts": "after an accepted step, val rollouts spent finding which edit changed which "
+                                       "item (leave-one-out on the flipped items; 0 = off)",
     "evaluation.gate_race_rounds": "paired gate: the candidate's first pass runs in this many rounds of val items, "
                                    "stopping early on a clear loser or winner (1 = every item at once; at most one round per 4 items)",
     "evaluation.gate_race_futility": "paired gate: an early round rejects when the candidate is worse with a one-sided "

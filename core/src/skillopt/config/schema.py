@@ -104,6 +104,7 @@ class EvaluationConfig:
     gate_min_margin: float = attrs.field(default=0.0, validator=v.ge(0.0))
     gate_confidence: float = attrs.field(default=0.95, validator=[v.gt(0.0), v.lt(1.0)])
     gate_no_regression: bool = False
+    attribution_rollouts: int = attrs.field(default=24, validator=_at_least(0))
     gate_race_rounds: int = attrs.field(default=5, validator=_at_least(1))
     gate_race_futility: float = attrs.field(default=0.95, validator=[v.gt(0.0), v.lt(1.0)])
     use_semantic_density: bool = False

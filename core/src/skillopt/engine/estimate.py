@@ -107,6 +107,8 @@ def plan_calls(cfg, *, n_train: int, n_val: int, n_test: int, per_rollout: int, 
         "gate": val + steps * gate_step + (boundaries * gate_step if o.use_slow_update else 0),
         "slow_update": boundaries * 2 * min(o.slow_update_samples, n_train) * per_rollout,
         "final_eval": (val + 3 * test) if e.eval_test else 0,
+        # an accepted step's attribution, at most its budget (every step counted: the worst case)
+        "attribution": steps * e.attribution_rollouts * per_rollout if policy not in ("rewrite", "full-rewrite") else 0,
     }
     per_micro = math.ceil(batch / g.minibatch_size)
     fail_patches = t.accumulation * per_micro

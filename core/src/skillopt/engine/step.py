@@ -16,9 +16,10 @@ import attrs
 from skillopt.records import GateAction, StepAction
 from skillopt.engine.context import Current, RunContext, StepPlan
 from skillopt.engine.stages.apply import apply
+from skillopt.engine.stages.attribution import attribute
 from skillopt.engine.stages.gate import gate
 from skillopt.engine.stages.merge import merge
-from skillopt.engine.stages.records import ApplyResult, GateResult, MergeResult, ReflectResult, RolloutResult, SelectResult
+from skillopt.engine.stages.records import ApplyResult, Attribution, GateResult, MergeResult, ReflectResult, RolloutResult, SelectResult
 from skillopt.engine.stages.reflect import reflect
 from skillopt.engine.stages.rollout import rollout
 from skillopt.engine.stages.select import select
@@ -44,6 +45,8 @@ class StepOutcome:
     select: SelectResult | None = None
     apply: ApplyResult | None = None
     gate: GateResult | None = None
+    #: which applied edit changed which val item (accepted steps of edit policies)
+    attribution: Attribution | None = None
     timing: dict[str, float] = attrs.field(factory=dict)
 
     @property
@@ -94,4 +97,10 @@ def run_step(run: RunContext, plan: StepPlan, current: Current) -> StepOutcome:
     forced = "" if run.cfg.evaluation.use_gate else "evaluation.use_gate=false: accepted without comparison (validation still measured)"
     decided = gate(run, run.step_dir(plan) / "gate", current, applied.candidate, force_reason=forced)
     lap("gate")
-    return StepOutcome(action=_GATE_ACTIONS[decided.verdict.action], candidate=applied.candidate, gate=decided, **base)
+    attributed = None
+    if decided.verdict.accepted:
+        say(f"{head}: attribution")
+        attributed = attribute(run, plan, current, applied.candidate, applied)
+        lap("attribution")
+    return StepOutcome(action=_GATE_ACTIONS[decided.verdict.action], candidate=applied.candidate, gate=decided,
+                       attribution=attributed, **base)

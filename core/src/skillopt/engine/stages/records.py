@@ -119,6 +119,42 @@ class GateResult:
 
 
 @attrs.frozen(kw_only=True)
+class EditEffect:
+    """One applied edit of an accepted step, left out of the candidate on the flipped items."""
+
+    #: position among the step's applied edits (0-based)
+    index: int
+    op: str
+    target: str = ""
+    content: str = ""
+    #: items the candidate gets better than the candidate without this edit
+    helped: tuple[str, ...] = ()
+    #: items the candidate gets worse than the candidate without this edit
+    hurt: tuple[str, ...] = ()
+    #: mean gate-metric gain the edit brings on the evaluated items (None: none evaluated)
+    effect: float | None = None
+    #: items evaluated without it
+    evaluated: int = 0
+
+
+@attrs.frozen(kw_only=True)
+class Attribution:
+    """``steps/step_NNNN/attribution.json``: which applied edit changed which val item."""
+
+    #: val items the accepted candidate fixed (better than the current skill)
+    fixed: tuple[str, ...] = ()
+    #: val items it broke
+    broke: tuple[str, ...] = ()
+    #: the flipped items each edit was left out on (within ``evaluation.attribution_rollouts``)
+    items: tuple[str, ...] = ()
+    edits: tuple[EditEffect, ...] = ()
+    #: rollouts the attribution cost
+    rollouts: int = 0
+    #: the gate metric compared
+    metric: str = "hard"
+
+
+@attrs.frozen(kw_only=True)
 class Pair:
     """One train item under last epoch's skill and this epoch's."""
 
