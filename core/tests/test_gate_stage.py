@@ -27,8 +27,8 @@ def test_an_undecided_candidate_gets_another_look_and_a_deterministic_target_sto
     make_trainer(tmp_path, num_epochs=1, train={"max_steps": 1}, optimizer={"learning_rate": 1, "min_learning_rate": 1}).train()
     result = gate_result(tmp_path)
     verdict = result["verdict"]
-    # a race round on 4 of the 8 items (undecided), the full pass, then one more repeat
-    assert verdict["looks"] == 3 and verdict["repeats"] == 2 and verdict["action"] == "reject"
+    # 8 items are one round: no race; the full pass, then one more repeat
+    assert verdict["looks"] == 2 and verdict["repeats"] == 2 and verdict["action"] == "reject"
     assert repeats_run(tmp_path) == [0, 1]  # the second look was paid, the third was not needed
     assert result["rollouts_saved"] == 2 * 1 * 8
 
@@ -56,10 +56,10 @@ def test_a_coin_flip_target_is_looked_at_with_more_repeats_and_never_accepted(tm
             verdict = load(path)["result"]["verdict"]
             looks.append(verdict["looks"])
             assert repeats_run(out, int(path.parent.parent.name[5:])) == list(range(verdict["repeats"]))
-            if verdict["details"].get("raced_items"):  # decided in an early round of the race (16 items: 4 rounds of 4)
-                assert verdict["repeats"] == 1 and verdict["looks"] <= 3
-            else:  # three early rounds, then one look per repeat level
-                assert verdict["looks"] == verdict["repeats"] + 3 and verdict["repeats"] <= 3
+            if verdict["details"].get("raced_items"):  # decided in the race's early round (16 items: 2 rounds of 8)
+                assert verdict["repeats"] == 1 and verdict["looks"] == 1
+            else:  # the early round, then one look per repeat level
+                assert verdict["looks"] == verdict["repeats"] + 1 and verdict["repeats"] <= 3
     assert looks and max(looks) >= 2  # some candidates were worth a second look
     assert accepted == 0
 
@@ -98,7 +98,7 @@ def test_a_harmful_candidate_is_raced_out_on_a_fraction_of_the_val_items(tmp_pat
     assert len(candidate_items(tmp_path / "full")) == 40
 
 
-def test_a_race_needs_four_items_a_round():
+def test_a_race_round_is_at_least_one_wave_of_workers():
     from skillopt.config.schema import EvaluationConfig
     from skillopt.engine.stages.gate import race_plan
     from skillopt.records import Task
@@ -106,11 +106,14 @@ def test_a_race_needs_four_items_a_round():
     class Run:
         seed = 1
 
-        def __init__(self, n):
+        def __init__(self, n, workers=4):
             self.data = type("D", (), {"val": tuple(Task(id=f"v{i}") for i in range(n))})()
+            self.cfg = type("C", (), {"env": type("E", (), {"workers": workers})()})()
 
-    assert race_plan(Run(7), EvaluationConfig()) == []  # one round only: no race
-    rounds = race_plan(Run(12), EvaluationConfig())
-    assert [len(r) for r in rounds] == [4, 8]  # three rounds of four, the last one the full pass
+    assert race_plan(Run(15), EvaluationConfig()) == []  # one round of 8 only: no race
+    rounds = race_plan(Run(24), EvaluationConfig())
+    assert [len(r) for r in rounds] == [8, 16]  # three rounds of eight, the last one the full pass
     assert [len(r) for r in race_plan(Run(40), EvaluationConfig())] == [8, 16, 24, 32]
-    assert rounds[0] == rounds[1][:4]  # growing prefixes of one seeded order
+    assert [len(r) for r in race_plan(Run(40, workers=20), EvaluationConfig())] == [20]  # a round fills the workers
+    assert race_plan(Run(40), EvaluationConfig(gate_race_rounds=1)) == []
+    assert rounds[0] == rounds[1][:8]  # growing prefixes of one seeded order

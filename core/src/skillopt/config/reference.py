@@ -86,7 +86,7 @@ HELP = {
     "evaluation.attribution_rollouts": "after an accepted step, val rollouts spent finding which edit changed which "
                                        "item (leave-one-out on the flipped items; 0 = off)",
     "evaluation.gate_race_rounds": "paired gate: the candidate's first pass runs in this many rounds of val items, "
-                                   "stopping early on a clear loser or winner (1 = every item at once; at most one round per 4 items)",
+                                   "stopping early on a clear loser or winner (1 = every item at once; a round is at least max(8, env.workers) items)",
     "evaluation.gate_race_futility": "paired gate: an early round rejects when the candidate is worse with a one-sided "
                                      "p-value of at most this times the share of items seen (higher saves more calls "
                                      "and loses more real gains)",

@@ -11,6 +11,7 @@ step, so it costs a known, small number of calls; ``skillopt blame`` reads it.
 from __future__ import annotations
 
 import hashlib
+from concurrent.futures import ThreadPoolExecutor
 
 from skillopt.records import Patch
 from skillopt.serde import dumps
@@ -50,9 +51,10 @@ def attribute(run: RunContext, plan: StepPlan, current: Current, candidate: str,
         per_edit = max(1, budget // len(edits))
         items = (fixed + broke)[:per_edit]  # fixes first: what the step was accepted for
         tasks = [run.data.index[i] for i in items if i in run.data.index]
-        effects = []
         ctx = run.optimizer_context(current, stage=STAGE, budget=None, seed=run.step_seed(plan, "optimizer"))
-        for index, edit in enumerate(edits):
+
+        def leave_out(index: int) -> EditEffect:
+            edit = edits[index]
             others = tuple(e for j, e in enumerate(edits) if j != index)
             without, _, _ = run.policy.apply(ctx, current.skill, Patch(edits=others, source_type="failure"))
             scores: dict[str, float] = {}
@@ -62,11 +64,15 @@ def attribute(run: RunContext, plan: StepPlan, current: Current, candidate: str,
                                                        client=run.target.for_stage(STAGE))
                 scores = evaluation.item_metric(metric, weight)
             deltas = {i: cand_scores[i] - scores[i] for i in scores}
-            effects.append(EditEffect(
+            return EditEffect(
                 index=index, op=edit.op, target=edit.target, content=edit.content,
                 helped=tuple(i for i, d in deltas.items() if d > 1e-9), hurt=tuple(i for i, d in deltas.items() if d < -1e-9),
                 effect=round(sum(deltas.values()) / len(deltas), 4) if deltas else None, evaluated=len(deltas),
-            ))
+            )
+
+        # the leave-one-out skills are independent: side by side, within the runner's workers
+        with ThreadPoolExecutor(max_workers=len(edits)) as pool:
+            effects = list(pool.map(leave_out, range(len(edits))))
         return Attribution(fixed=tuple(fixed), broke=tuple(broke), items=tuple(items), edits=tuple(effects),
                            rollouts=len(tasks) * len(edits), metric=metric)
 

@@ -154,14 +154,17 @@ def refuse(run: RunContext, current: Current, candidate: str, why: str) -> GateR
 
 
 #: items an early round must add for a race to be worth its extra looks
-RACE_ITEMS_PER_ROUND = 4
+RACE_ITEMS_PER_ROUND = 8
 
 
 def race_plan(run: RunContext, e) -> list[list]:
     """The early rounds' item sets (growing prefixes of a seeded order of the val items),
-    or [] when the race is off or val is too small to split."""
+    or [] when the race is off or val is too small to split. A round is at least one
+    full wave of ``env.workers`` rollouts, so racing never adds a wave of waiting that
+    the full pass would not have."""
     items = list(run.data.val)
-    rounds = min(e.gate_race_rounds, len(items) // RACE_ITEMS_PER_ROUND)
+    per_round = max(RACE_ITEMS_PER_ROUND, run.cfg.env.workers)
+    rounds = min(e.gate_race_rounds, len(items) // per_round)
     if rounds <= 1:
         return []
     order = sorted(items, key=lambda t: derive_seed(run.seed, "race", t.id))
@@ -179,7 +182,7 @@ def race(run: RunContext, folder: Path, current: Current, candidate: str, label:
                                          client=run.target.for_stage(STAGE))
         cur = cur_full.only(t.id for t in items)
         cur_p, cand_p, excluded = pair(cur, cand)
-        if excluded or cur_p.n < RACE_ITEMS_PER_ROUND:
+        if excluded or cur_p.n < len(items):
             return None  # missing answers: the full pass decides (and retries them)
         look = Look(index=index, repeats=repeats, last=False, fraction=len(items) / n, race_rounds=len(rounds) + 1)
         verdict = run.gate.decide(cur_p, cand_p, look)
