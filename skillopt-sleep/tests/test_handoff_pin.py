@@ -11,7 +11,7 @@ import pytest
 from skillopt.errors import ConfigError
 from skillopt_sleep.cycle import HandoffWaiting, run_night
 from skillopt_sleep.options import SleepOptions
-from skillopt_sleep.pin import PIN_NAME
+from skillopt_sleep.replay.pin import PIN_NAME
 
 
 def _answer(prompt_file) -> str:

@@ -15,8 +15,10 @@ from datetime import datetime, timezone
 
 from skillopt.api import BudgetExceeded
 
-from skillopt_sleep import documents, gather, pin
-from skillopt_sleep.mining.tasks import SleepTask
+from skillopt_sleep import documents
+from skillopt_sleep.mine import gather
+from skillopt_sleep.replay import pin
+from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.night import HandoffWaiting, Night, NightResult, _apply, _edit_row
 from skillopt_sleep.options import SleepOptions
 
@@ -31,7 +33,7 @@ def run_night(
     ``tasks`` (a reviewed tasks file) replaces harvesting and mining; ``progress`` shows
     the stages, the backends and each replay's items on stderr (rich)."""
     from skillopt_sleep import clients as client_mod
-    from skillopt_sleep.handoff import handoff_backend
+    from skillopt_sleep.replay.handoff import handoff_backend
 
     project = opts.project_path
     if not project.is_dir():
@@ -39,7 +41,7 @@ def run_night(
 
         raise ConfigError(f"--project: {project} is not a directory")
     if clients is None:
-        from skillopt_sleep.staging.layout import sleep_dir
+        from skillopt_sleep.stage.layout import sleep_dir
 
         handoff_dir = sleep_dir(project) / "handoff" if "handoff" in (opts.backend, opts.optimizer_backend) else None
         clients = client_mod.build(opts, handoff_dir=handoff_dir)
@@ -179,7 +181,7 @@ def _finish(night: Night, docs, final_docs, accepted, tasks) -> NightResult:
         )
         return NightResult(status=report["status"], reason=report["reason"], report=report)
     if accepted:
-        from skillopt_sleep.staging.writer import stage
+        from skillopt_sleep.stage.writer import stage
 
         staging = stage(
             night.project, night=night.night, report=report, evidence=night.evidence, before=docs, after=final_docs, now=night.now

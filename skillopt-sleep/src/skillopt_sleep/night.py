@@ -1,6 +1,6 @@
 """One night in progress: the stages (harvest, learn, final check) as methods.
 
-:func:`skillopt_sleep.cycle.run_night` drives them (:mod:`skillopt_sleep.gather` makes
+:func:`skillopt_sleep.cycle.run_night` drives them (:mod:`skillopt_sleep.mine.gather` makes
 the task list); keeping the stages here and the orchestration there keeps both
 readable. Edits are tried one at a time against the
 current documents on the val tasks and kept only when the gate accepts; progress is
@@ -17,12 +17,13 @@ from pathlib import Path
 import attrs
 from skillopt.api import EvaluationConfig, Verdict, to_data
 
-from skillopt_sleep import contrast, documents, gating, reflect
+from skillopt_sleep import documents
+from skillopt_sleep.learn import contrast, gating, reflect
 from skillopt_sleep.documents import Doc, DocEdit
 from skillopt_sleep.evidence import EvidenceLog
-from skillopt_sleep.handoff import handoff_backend
+from skillopt_sleep.replay.handoff import handoff_backend
 from skillopt_sleep.harvest import HarvestRequest, harvest
-from skillopt_sleep.mining.tasks import SleepTask
+from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.options import SleepOptions
 from skillopt_sleep.replay import ReplayResult, replay
 from skillopt_sleep.state import SleepState

@@ -96,7 +96,7 @@ def build_options(kw: dict):
 
 def night(*, dry_run: bool, **kw) -> None:
     from skillopt_sleep.cycle import HandoffWaiting, run_night
-    from skillopt_sleep.taskfile import load_tasks
+    from skillopt_sleep.mine.taskfile import load_tasks
 
     as_json = kw.pop("as_json", False)
     try:
@@ -150,7 +150,7 @@ def _score(value) -> str:
 
 
 def harvest(**kw) -> None:
-    from skillopt_sleep.taskfile import harvest_tasks, write_tasks
+    from skillopt_sleep.mine.taskfile import harvest_tasks, write_tasks
 
     as_json, output = kw.pop("as_json"), kw.pop("output")
     try:
@@ -173,7 +173,7 @@ def harvest(**kw) -> None:
 
 def status(*, project: Path, as_json: bool) -> None:
     from skillopt_sleep.adopt.adopt import adopted_nights, recover_locked
-    from skillopt_sleep.staging.layout import nights
+    from skillopt_sleep.stage.layout import nights
     from skillopt_sleep.state import SleepState
 
     project = Path(project).resolve()
@@ -238,7 +238,7 @@ def rollback(*, night: str | None, project: Path, break_lock: bool, force: bool,
 
 
 def diff(*, night: str | None, project: Path, as_json: bool) -> None:
-    from skillopt_sleep.staging.layout import find_night, manifest
+    from skillopt_sleep.stage.layout import find_night, manifest
 
     try:
         night_dir = find_night(Path(project).resolve(), night)

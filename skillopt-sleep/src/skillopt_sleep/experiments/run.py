@@ -26,7 +26,7 @@ def _one(persona_name: str, seed: int, root: Path) -> dict:
 
     from skillopt_sleep.clients import from_backends
     from skillopt_sleep.cycle import run_night
-    from skillopt_sleep.mining.tasks import SleepTask  # noqa: F401 - documents the report's task rows
+    from skillopt_sleep.mine.tasks import SleepTask  # noqa: F401 - documents the report's task rows
     from skillopt_sleep.options import SleepOptions
 
     persona = PERSONAS[persona_name]
@@ -83,7 +83,7 @@ def _ungated_test_score(report: dict, project: Path, proposals: list[dict], clie
     from skillopt_sleep import documents
     from skillopt_sleep.cycle import _apply
     from skillopt_sleep.documents import DocEdit
-    from skillopt_sleep.mining.tasks import Check, SleepTask
+    from skillopt_sleep.mine.tasks import Check, SleepTask
     from skillopt_sleep.replay import replay
 
     tasks = [

@@ -1,0 +1,173 @@
+"""Codex CLI rollouts: live ``~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl`` and
+``~/.codex/archived_sessions/`` (``$CODEX_HOME`` overrides ``~/.codex``).
+
+Each line is ``{"timestamp", "type", "payload"}``: ``session_meta`` (id, cwd, git),
+``turn_context`` (cwd), ``response_item`` (model-visible items: ``message``,
+``function_call`` / ``local_shell_call`` / ``custom_tool_call`` and their outputs) and
+``event_msg`` (UI events: ``user_message``, ``agent_message``, ``exec_command_end`` …).
+
+A typed prompt is recorded twice — as an ``event_msg`` ``user_message`` and as a
+``response_item`` user message — so prompts are read from ``event_msg`` when the file
+has any, and from ``response_item`` only for older rollouts (upstream counted both).
+Harness preambles (``<environment_context>``, ``<user_instructions>``, AGENTS.md)
+are stripped; they are not the developer's words.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from datetime import datetime
+from pathlib import Path
+
+from skillopt.api import Harvester, Session, hookimpl
+
+from skillopt_sleep.harvest.builder import SessionBuilder, block_text, command_text, files_under, iter_jsonl
+
+_PREAMBLES = re.compile(r"<(environment_context|user_instructions|codex_internal_context|turn_aborted)>.*?</\1>", re.DOTALL)
+_AGENTS_MD = re.compile(r"^# AGENTS\.md instructions for .*?(?=\n\n[^<#\s]|\Z)", re.DOTALL)
+_ITEM_TYPES = {
+    "message",
+    "function_call",
+    "function_call_output",
+    "local_shell_call",
+    "custom_tool_call",
+    "custom_tool_call_output",
+    "reasoning",
+    "web_search_call",
+}
+
+
+def strip_preambles(text: str) -> str:
+    text = _PREAMBLES.sub("", text or "")
+    text = _AGENTS_MD.sub("", text.strip())
+    return text.strip()
+
+
+class CodexHarvester(Harvester):
+    name = "codex"
+    summary = "Codex CLI rollouts (~/.codex/sessions and archived_sessions)"
+    root_env_var = "SKILLOPT_SLEEP_CODEX_ROOTS"
+    memory_file = "AGENTS.md"
+    skill_dir = ".agents/skills"
+
+    def default_roots(self) -> list[Path]:
+        home = Path(os.environ.get("CODEX_HOME") or Path.home() / ".codex").expanduser()
+        return [home / "sessions", home / "archived_sessions"]
+
+    def sessions(self, roots: list[Path], since: datetime | None = None) -> Iterator[Session]:
+        seen: set[str] = set()
+        for path in files_under(roots, ["**/rollout-*.jsonl", "**/*.jsonl"], since=since):
+            session = parse_file(path, since)
+            if session is not None and session.id not in seen:  # live and archived copies
+                seen.add(session.id)
+                yield session
+
+
+def _records(path: Path) -> list[tuple[str, dict, object]]:
+    """(type, payload, timestamp) triples; the oldest format has bare items and a header."""
+    out = []
+    for rec in iter_jsonl(path):
+        if "payload" in rec and isinstance(rec.get("payload"), dict):
+            out.append((str(rec.get("type")), rec["payload"], rec.get("timestamp")))
+        elif rec.get("type") in _ITEM_TYPES:
+            out.append(("response_item", rec, rec.get("timestamp")))
+        elif "id" in rec and "instructions" in rec:
+            out.append(("session_meta", rec, rec.get("timestamp")))
+    return out
+
+
+def parse_file(path: Path, since: datetime | None = None) -> Session | None:
+    records = _records(path)
+    prompts_from_events = any(kind == "event_msg" and p.get("type") == "user_message" for kind, p, _ in records)
+    finals_from_items = any(
+        kind == "response_item" and p.get("type") == "message" and p.get("role") == "assistant" for kind, p, _ in records
+    )
+    b = SessionBuilder("codex", path.stem, path)
+    for kind, p, when in records:
+        if kind == "session_meta":
+            b.session_id = str(p.get("id") or b.session_id)
+            b.set_project(p.get("cwd"))
+            b.seen(p.get("timestamp") or when)
+            git = p.get("git") if isinstance(p.get("git"), dict) else {}
+            if git.get("branch"):
+                b.metadata["branch"] = git["branch"]
+            if p.get("originator"):
+                b.metadata["originator"] = p["originator"]
+        elif kind == "turn_context":
+            b.set_project(p.get("cwd"))
+            if p.get("model"):
+                b.metadata.setdefault("model", p["model"])
+        elif kind == "event_msg":
+            _event(b, p, when, prompts_from_events, finals_from_items)
+        elif kind == "response_item":
+            _item(b, p, when, prompts_from_events)
+    return b.build(since)
+
+
+def _event(b: SessionBuilder, p: dict, when, prompts_from_events: bool, finals_from_items: bool) -> None:
+    etype = p.get("type")
+    if etype == "user_message" and prompts_from_events:
+        b.user(strip_preambles(str(p.get("message") or "")), when)
+    elif etype == "agent_message" and not finals_from_items:
+        b.assistant(str(p.get("message") or ""), when)
+
+
+def _item(b: SessionBuilder, p: dict, when, prompts_from_events: bool) -> None:
+    itype = p.get("type")
+    if itype == "message":
+        text = block_text(p.get("content"))
+        if p.get("role") == "user" and not prompts_from_events:
+            b.user(strip_preambles(text), when)
+        elif p.get("role") == "assistant":
+            b.assistant(text, when)
+    elif itype in ("function_call", "custom_tool_call"):
+        name = str(p.get("name") or "tool")
+        raw = p.get("arguments") if itype == "function_call" else p.get("input")
+        detail = raw if isinstance(raw, str) else ""
+        try:
+            args = json.loads(raw) if isinstance(raw, str) else {}
+        except json.JSONDecodeError:
+            args = {}
+        if isinstance(args, dict) and "command" in args:
+            detail = command_text(args.get("command"))
+        b.tool_call(name, detail, call_id=str(p.get("call_id") or ""), when=when)
+        if name == "apply_patch" or itype == "custom_tool_call":
+            for target in re.findall(r"\*\*\* (?:Update|Add|Delete) File: (\S+)", detail):
+                b.touch(target)
+    elif itype == "local_shell_call":
+        action = p.get("action") if isinstance(p.get("action"), dict) else {}
+        b.tool_call("local_shell", command_text(action.get("command")), call_id=str(p.get("call_id") or ""), when=when)
+    elif itype in ("function_call_output", "custom_tool_call_output"):
+        _output(b, p, when)
+
+
+def _output(b: SessionBuilder, p: dict, when) -> None:
+    name = b.tool_name_for(p.get("call_id"))
+    raw = p.get("output")
+    text, code = "", None
+    if isinstance(raw, str):
+        try:
+            data = json.loads(raw)
+        except json.JSONDecodeError:
+            data = None
+        if isinstance(data, dict):
+            text = str(data.get("output") or "")
+            meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+            code = meta.get("exit_code") if isinstance(meta.get("exit_code"), int) else None
+        else:
+            text = raw
+            m = re.search(r"(?i)exit code:?\s*(-?\d+)", raw)
+            code = int(m.group(1)) if m else None
+    elif isinstance(raw, dict):
+        text = str(raw.get("content") or raw.get("output") or "")
+        code = raw.get("exit_code") if isinstance(raw.get("exit_code"), int) else None
+    ok = code == 0 if code is not None else not re.search(r"(?i)\b(error|failed|traceback)\b", text[:400])
+    b.tool_result(name, ok=ok, exit_code=code, output=text, when=when)
+
+
+@hookimpl
+def skillopt_register_harvesters(register):
+    register(CodexHarvester)

@@ -1,0 +1,149 @@
+"""Tonight's task list: mined from harvested sessions or read from a reviewed file,
+recalled from earlier nights, dreamed, and pinned while a handoff night is pending.
+
+Split discipline lives here: real tasks keep the split of their sessions, recalled
+and dreamed tasks only ever join train, and ``max_tasks`` interleaves splits so val is
+never starved by train.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from skillopt.api import to_data
+
+from skillopt_sleep.replay import pin
+from skillopt_sleep.mine.dream import dream
+from skillopt_sleep.mine import heuristic
+from skillopt_sleep.mine.llm import mine_session
+from skillopt_sleep.mine.split import session_splits
+from skillopt_sleep.mine.tasks import SleepTask
+from skillopt_sleep.mine.recall import recall
+
+
+def select_tasks(tasks: list[SleepTask], limit: int) -> list[SleepTask]:
+    """At most ``limit`` tasks, interleaving splits so val is never starved by train."""
+    by_split: dict[str, list[SleepTask]] = {}
+    for t in tasks:
+        by_split.setdefault(t.split, []).append(t)
+    out: list[SleepTask] = []
+    while len(out) < limit and any(by_split.values()):
+        for split in ("train", "val", "test"):
+            if by_split.get(split) and len(out) < limit:
+                out.append(by_split[split].pop(0))
+    return out
+
+
+def task_row(t: SleepTask, *, mined: bool = True) -> dict:
+    row = {"id": t.id, "split": t.split, "intent": t.intent[:300]}
+    if mined:
+        row.update(outcome=t.outcome, support=t.support, sources=list(t.sources))
+    row.update(checks=[to_data(c) for c in t.checks], rubric=t.rubric, lessons=[lesson.text for lesson in t.lessons])
+    if t.origin == "dream":
+        row.update(origin="dream", parent=t.parent)
+    return row
+
+
+def mine(night, sessions) -> list[SleepTask]:
+    from skillopt_sleep.replay.handoff import HandoffPending
+
+    opts = night.opts
+    splits = session_splits(
+        [s.id for s in sessions], val_fraction=opts.val_fraction, test_fraction=opts.test_fraction, seed=opts.seed
+    )
+    mined = heuristic.mine(sessions, splits, project_name=night.project.name)
+    tasks = list(mined.tasks)
+    if opts.miner in ("llm", "auto") and night._llm_allowed("miner"):
+        if opts.miner == "llm":
+            tasks, todo = [], list(sessions)
+        else:  # auto: the model only looks at sessions the heuristic could not turn into a task
+            covered = {sid for t in tasks for sid in t.sessions}
+            todo = [s for s in sessions if s.id not in covered][: opts.max_tasks]
+        pending = 0
+        for session in todo:
+            try:
+                extra, problems = mine_session(night.clients.optimizer, session, splits[session.id])
+            except HandoffPending:  # collect every waiting prompt of the stage, then stop the round
+                pending += 1
+                continue
+            tasks.extend(extra)
+            night.notes.extend(problems[:3])
+        if pending:
+            night._handoff_stop()
+    tasks = select_tasks(tasks, opts.max_tasks)
+    recalled = recall(night.state.task_archive, tasks, opts.recall_k)
+    tasks += recalled
+    night.report["mining"] = {
+        "recalled": len(recalled),
+        "intents": mined.intents,
+        "clusters": mined.clusters,
+        "recurring_clusters": mined.recurring_clusters,
+        "dropped_uncheckable": mined.dropped_uncheckable,
+        "tasks": len(tasks),
+        "by_split": dict(Counter(t.split for t in tasks)),
+        "session_splits": dict(Counter(splits.values())),
+    }
+    night.report["tasks"] = [task_row(t) for t in tasks]
+    for row in night.report["tasks"]:
+        night.evidence.add("mine", "task", **row)
+    return tasks
+
+
+def use_tasks(night, tasks: list[SleepTask]) -> list[SleepTask]:
+    tasks = select_tasks(list(tasks), night.opts.max_tasks)
+    night.report["mining"] = {"tasks": len(tasks), "by_split": dict(Counter(t.split for t in tasks)), "from_file": True}
+    night.report["tasks"] = [task_row(t, mined=False) for t in tasks]
+    return tasks
+
+
+def add_dreams(night, tasks: list[SleepTask]) -> list[SleepTask]:
+    """``dream_factor`` variants per real train task (train only). The optimizer writes
+    them when the miner may use a model; otherwise they are deterministic rephrasings."""
+    opts = night.opts
+    if opts.dream_factor <= 0:
+        return tasks
+    use_model = opts.miner != "heuristic" and night._llm_allowed("miner")
+    train = [t for t in tasks if t.split == "train" and t.origin != "dream"]
+    dreams = dream(
+        train,
+        opts.dream_factor,
+        client=night.clients.optimizer if use_model else None,
+        seed=opts.seed,
+        project_name=night.project.name,
+    )
+    if dreams.pending:
+        night._handoff_stop()
+    night.notes.extend(dreams.notes[:3])
+    night.report["dreams"] = {
+        "factor": opts.dream_factor,
+        "path": "llm" if use_model else "heuristic",
+        "variants": len(dreams.tasks),
+        "from_model": dreams.from_model,
+        "rephrased": dreams.rephrased,
+        "rejected": dreams.rejected,
+    }
+    night.report.setdefault("mining", {})["dreams"] = len(dreams.tasks)
+    rows = [task_row(t, mined=False) for t in dreams.tasks]
+    night.report.setdefault("tasks", []).extend(rows)
+    for row in rows:
+        night.evidence.add("dream", "task", **row)
+    return tasks + list(dreams.tasks)
+
+
+def tonight(night, sessions, given: list[SleepTask] | None, pinned: pin.Pinned | None) -> list[SleepTask]:
+    """The night's tasks; with a handoff backend, pinned as soon as they are known so a
+    re-run resumes on the same ones (dreams are pinned once made)."""
+    directory = night.handoff_dir
+    if pinned is not None:
+        tasks = list(pinned.tasks)
+        for row in night.report.get("tasks", []):  # tonight's evidence chain names the tasks it replays
+            night.evidence.add("dream" if row.get("origin") == "dream" else "mine", "task", pinned=str(pinned.path), **row)
+    else:
+        tasks = mine(night, sessions) if given is None else use_tasks(night, given)
+        if directory is not None:
+            pin.save(directory, night.opts, given, tasks, night.report, dreamed=False)
+    if pinned is None or not pinned.dreamed:
+        tasks = add_dreams(night, tasks)
+        if directory is not None and night.opts.dream_factor > 0:
+            pin.save(directory, night.opts, given, tasks, night.report, dreamed=True)
+    return tasks

@@ -1,0 +1,119 @@
+"""The zero-API miner: recurring intents, evidence-backed lessons and deterministic checks.
+
+No model is called. Sessions are split first (by session id), intents are clustered
+across *all* sessions to find recurrence, and each (cluster, split) becomes a task
+whose checks come only from its own sessions' evidence: the developer's corrections,
+commands that failed and then passed, and — as weaker evidence — the command that
+worked. A task with no checkable evidence is dropped and counted, never scored from
+its outcome label.
+"""
+
+from __future__ import annotations
+
+from collections import Counter, defaultdict
+
+import attrs
+from skillopt.api import Session
+
+from skillopt_sleep.mine.cluster import cluster, medoid
+from skillopt_sleep.mine.digest import IntentEvidence, digest
+from skillopt_sleep.mine.tasks import Lesson, SleepTask, collapse, task_id
+from skillopt_sleep.redaction import clip
+
+MAX_INTENT_CHARS = 800
+OUTCOME_RANK = {"corrected": 4, "fail": 3, "success": 2, "unknown": 1}
+
+
+@attrs.frozen(kw_only=True)
+class MiningReport:
+    tasks: tuple[SleepTask, ...]
+    intents: int
+    clusters: int
+    dropped_uncheckable: int
+    recurring_clusters: int
+
+
+def merge_lessons(evidence: list[IntentEvidence]) -> tuple[Lesson, ...]:
+    """Lessons deduplicated by what they prefer/avoid; support = distinct sessions."""
+    by_key: dict[str, Lesson] = {}
+    sessions: dict[str, set[str]] = defaultdict(set)
+    for ev in evidence:
+        for lesson in ev.lessons:
+            key = lesson.key
+            sessions[key].add(ev.session_id)
+            if key not in by_key or lesson.strength > by_key[key].strength:
+                by_key[key] = lesson
+    return collapse([attrs.evolve(lesson, support=len(sessions[key])) for key, lesson in by_key.items()])
+
+
+def mine(sessions: list[Session] | tuple[Session, ...], splits: dict[str, str], *, project_name: str = "") -> MiningReport:
+    evidence: list[IntentEvidence] = []
+    for session in sessions:
+        evidence.extend(digest(session))
+    texts = [ev.text for ev in evidence]
+    cats = [ev.categories for ev in evidence]
+    groups = cluster(texts, cats)
+    tasks: list[SleepTask] = []
+    dropped = 0
+    for members in groups:
+        by_split: dict[str, list[int]] = defaultdict(list)
+        for i in members:
+            by_split[splits.get(evidence[i].session_id, "train")].append(i)
+        cluster_key = task_id("c", *sorted({evidence[i].session_id + texts[i][:60] for i in members}))
+        for split, idx in sorted(by_split.items()):
+            # train: one task per cluster (its lessons pooled); val/test: one task per
+            # session intent, each an independent observation for the gate
+            groups_of = [idx] if split == "train" else [[i] for i in idx]
+            for group in groups_of:
+                task = _task(evidence, group, texts, cats, split, cluster_key, project_name, len(members))
+                if task.checkable:
+                    tasks.append(task)
+                else:
+                    dropped += 1
+    tasks.sort(key=lambda t: (-t.support, -len(t.lessons), t.id))
+    return MiningReport(
+        tasks=tuple(tasks),
+        intents=len(evidence),
+        clusters=len(groups),
+        dropped_uncheckable=dropped,
+        recurring_clusters=sum(1 for g in groups if len({evidence[i].session_id for i in g}) > 1),
+    )
+
+
+def _task(evidence, idx: list[int], texts, cats, split: str, cluster_key: str, project_name: str, cluster_size: int) -> SleepTask:
+    items = [evidence[i] for i in idx]
+    face = medoid(idx, texts, cats)
+    checks = []
+    for ev in items:
+        checks.extend(ev.checks)
+    if not checks:
+        for ev in items:
+            checks.extend(ev.weak_checks)
+    unique: dict[tuple[str, str], object] = {}
+    for check in checks:
+        unique.setdefault((check.op, check.value.lower()), check)
+    checks = list(unique.values())[:6]
+    outcome = max((ev.outcome for ev in items), key=lambda o: OUTCOME_RANK.get(o, 0))
+    files = Counter(f for ev in items for f in ev.files)
+    context_lines = []
+    if project_name:
+        context_lines.append(f"Project: {project_name}")
+    if files:
+        context_lines.append("Files involved: " + ", ".join(f for f, _ in files.most_common(5)))
+    sessions = tuple(sorted({ev.session_id for ev in items}))
+    return SleepTask(
+        id=task_id(
+            "task", cluster_key, split, *([] if split == "train" else sessions), *([] if split == "train" else [texts[face]])
+        ),
+        intent=clip(texts[face], MAX_INTENT_CHARS),
+        context="\n".join(context_lines),
+        checks=tuple(checks),
+        outcome=outcome,
+        sessions=sessions,
+        sources=tuple(sorted({ev.source for ev in items})),
+        lessons=merge_lessons(items),
+        split=split,
+        origin="heuristic",
+        support=len(sessions),
+        cluster=cluster_key,
+    )
