@@ -147,4 +147,4 @@ def test_session_and_task_caps(fixture_home):
     _home, project = fixture_home
     opts = SleepOptions(project=project, lookback_hours=0, max_sessions=3, max_tasks=2, min_val_items=1)
     result = run_night(opts, clients=from_backends(ScriptedBackend(script=lambda r: "uv run pytest")), dry_run=True)
-    assert result.report["harvest"]["sessions"] == 3 and result.report["mining"]["tasks"] <= 2
+    assert result.report.harvest.sessions == 3 and result.report.mining.tasks <= 2

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import typer
-from skillopt.api import SkillOptError, fail, print_json
+from skillopt.api import SkillOptError, fail, print_json, to_data
 from skillopt.api import say as _say
 
 
@@ -120,24 +120,24 @@ def night(*, dry_run: bool, **kw) -> None:
                 "reason": result.reason,
                 "staging": str(result.staging) if result.staging else None,
                 "adopted": result.adopted,
-                "report": report,
+                "report": to_data(report),
             }
         )
         return
-    scores = report.get("scores", {})
-    info(f"night {report['night']}: [bold]{result.status}[/bold] — {result.reason}")
+    scores = report.scores
+    info(f"night {report.night}: [bold]{result.status}[/bold] — {result.reason}")
     info(
-        f"  sessions {report.get('harvest', {}).get('sessions', 0)}, tasks {report.get('mining', {}).get('tasks', 0)}, "
-        f"val {_score(scores.get('baseline_val'))} → {_score(scores.get('final_val'))}, calls {report['usage']['calls']}"
+        f"  sessions {report.harvest.sessions}, tasks {report.mining.tasks}, "
+        f"val {_score(scores.baseline_val)} → {_score(scores.final_val)}, calls {report.usage.calls}"
     )
-    if report.get("dreams"):
-        d = report["dreams"]
-        info(f"  dreams: {d['variants']} train-only variant(s) ({d['from_model']} from the model, {d['rephrased']} rephrased)")
-    if report.get("contrast"):
-        c = report["contrast"]
-        info(f"  contrastive reflection: {len(c['tasks'])} task(s) varied across {c['rollouts']} rollouts")
-    for e in report.get("accepted_edits", []):
-        info(f"  + [{e['doc']}] {e['content']}")
+    if report.dreams:
+        d = report.dreams
+        info(f"  dreams: {d.variants} train-only variant(s) ({d.from_model} from the model, {d.rephrased} rephrased)")
+    if report.contrast:
+        c = report.contrast
+        info(f"  contrastive reflection: {len(c.tasks)} task(s) varied across {c.rollouts} rollouts")
+    for e in report.accepted_edits:
+        info(f"  + [{e.doc}] {e.edit.content}")
     if result.staging:
         info(f"  staged in {result.staging}; review with `skillopt sleep diff`, then `skillopt sleep adopt`")
     if result.adopted:

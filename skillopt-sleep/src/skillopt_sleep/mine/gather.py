@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections import Counter
 
+import attrs
 from skillopt.api import to_data
 
 from skillopt_sleep.replay import pin
@@ -19,6 +20,7 @@ from skillopt_sleep.mine.llm import mine_session
 from skillopt_sleep.mine.split import session_splits
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.mine.recall import recall
+from skillopt_sleep.report import DreamSummary, MiningSummary, TaskRow
 
 
 def select_tasks(tasks: list[SleepTask], limit: int) -> list[SleepTask]:
@@ -34,16 +36,6 @@ def select_tasks(tasks: list[SleepTask], limit: int) -> list[SleepTask]:
     return out
 
 
-def task_row(t: SleepTask, *, mined: bool = True) -> dict:
-    row = {"id": t.id, "split": t.split, "intent": t.intent[:300]}
-    if mined:
-        row.update(outcome=t.outcome, support=t.support, sources=list(t.sources))
-    row.update(checks=[to_data(c) for c in t.checks], rubric=t.rubric, lessons=[lesson.text for lesson in t.lessons])
-    if t.origin == "dream":
-        row.update(origin="dream", parent=t.parent)
-    return row
-
-
 def mine(night, sessions) -> list[SleepTask]:
     from skillopt_sleep.replay.handoff import HandoffPending
 
@@ -53,7 +45,7 @@ def mine(night, sessions) -> list[SleepTask]:
     )
     mined = heuristic.mine(sessions, splits, project_name=night.project.name)
     tasks = list(mined.tasks)
-    if opts.miner in ("llm", "auto") and night._llm_allowed("miner"):
+    if opts.miner in ("llm", "auto") and night.llm_allowed("miner"):
         if opts.miner == "llm":
             tasks, todo = [], list(sessions)
         else:  # auto: the model only looks at sessions the heuristic could not turn into a task
@@ -69,30 +61,32 @@ def mine(night, sessions) -> list[SleepTask]:
             tasks.extend(extra)
             night.notes.extend(problems[:3])
         if pending:
-            night._handoff_stop()
+            night.handoff_stop()
     tasks = select_tasks(tasks, opts.max_tasks)
     recalled = recall(night.state.task_archive, tasks, opts.recall_k)
     tasks += recalled
-    night.report["mining"] = {
-        "recalled": len(recalled),
-        "intents": mined.intents,
-        "clusters": mined.clusters,
-        "recurring_clusters": mined.recurring_clusters,
-        "dropped_uncheckable": mined.dropped_uncheckable,
-        "tasks": len(tasks),
-        "by_split": dict(Counter(t.split for t in tasks)),
-        "session_splits": dict(Counter(splits.values())),
-    }
-    night.report["tasks"] = [task_row(t) for t in tasks]
-    for row in night.report["tasks"]:
-        night.evidence.add("mine", "task", **row)
+    summary = MiningSummary(
+        recalled=len(recalled),
+        intents=mined.intents,
+        clusters=mined.clusters,
+        recurring_clusters=mined.recurring_clusters,
+        dropped_uncheckable=mined.dropped_uncheckable,
+        tasks=len(tasks),
+        by_split=dict(Counter(t.split for t in tasks)),
+        session_splits=dict(Counter(splits.values())),
+    )
+    rows = tuple(TaskRow.of(t) for t in tasks)
+    night.gathered = attrs.evolve(night.gathered, mining=summary, tasks=rows)
+    for row in rows:
+        night.evidence.add("mine", "task", **to_data(row))
     return tasks
 
 
 def use_tasks(night, tasks: list[SleepTask]) -> list[SleepTask]:
     tasks = select_tasks(list(tasks), night.opts.max_tasks)
-    night.report["mining"] = {"tasks": len(tasks), "by_split": dict(Counter(t.split for t in tasks)), "from_file": True}
-    night.report["tasks"] = [task_row(t, mined=False) for t in tasks]
+    summary = MiningSummary(tasks=len(tasks), by_split=dict(Counter(t.split for t in tasks)), from_file=True)
+    rows = tuple(TaskRow.of(t, mined=False) for t in tasks)
+    night.gathered = attrs.evolve(night.gathered, mining=summary, tasks=rows)
     return tasks
 
 
@@ -102,7 +96,7 @@ def add_dreams(night, tasks: list[SleepTask]) -> list[SleepTask]:
     opts = night.opts
     if opts.dream_factor <= 0:
         return tasks
-    use_model = opts.miner != "heuristic" and night._llm_allowed("miner")
+    use_model = opts.miner != "heuristic" and night.llm_allowed("miner")
     train = [t for t in tasks if t.split == "train" and t.origin != "dream"]
     dreams = dream(
         train,
@@ -112,21 +106,21 @@ def add_dreams(night, tasks: list[SleepTask]) -> list[SleepTask]:
         project_name=night.project.name,
     )
     if dreams.pending:
-        night._handoff_stop()
+        night.handoff_stop()
     night.notes.extend(dreams.notes[:3])
-    night.report["dreams"] = {
-        "factor": opts.dream_factor,
-        "path": "llm" if use_model else "heuristic",
-        "variants": len(dreams.tasks),
-        "from_model": dreams.from_model,
-        "rephrased": dreams.rephrased,
-        "rejected": dreams.rejected,
-    }
-    night.report.setdefault("mining", {})["dreams"] = len(dreams.tasks)
-    rows = [task_row(t, mined=False) for t in dreams.tasks]
-    night.report.setdefault("tasks", []).extend(rows)
+    summary = DreamSummary(
+        factor=opts.dream_factor,
+        path="llm" if use_model else "heuristic",
+        variants=len(dreams.tasks),
+        from_model=dreams.from_model,
+        rephrased=dreams.rephrased,
+        rejected=dreams.rejected,
+    )
+    g = night.gathered
+    rows = tuple(TaskRow.of(t, mined=False) for t in dreams.tasks)
+    night.gathered = attrs.evolve(g, dreams=summary, mining=attrs.evolve(g.mining, dreams=len(dreams.tasks)), tasks=g.tasks + rows)
     for row in rows:
-        night.evidence.add("dream", "task", **row)
+        night.evidence.add("dream", "task", **to_data(row))
     return tasks + list(dreams.tasks)
 
 
@@ -136,14 +130,14 @@ def tonight(night, sessions, given: list[SleepTask] | None, pinned: pin.Pinned |
     directory = night.handoff_dir
     if pinned is not None:
         tasks = list(pinned.tasks)
-        for row in night.report.get("tasks", []):  # tonight's evidence chain names the tasks it replays
-            night.evidence.add("dream" if row.get("origin") == "dream" else "mine", "task", pinned=str(pinned.path), **row)
+        for row in night.gathered.tasks:  # tonight's evidence chain names the tasks it replays
+            night.evidence.add("dream" if row.origin == "dream" else "mine", "task", pinned=str(pinned.path), **to_data(row))
     else:
         tasks = mine(night, sessions) if given is None else use_tasks(night, given)
         if directory is not None:
-            pin.save(directory, night.opts, given, tasks, night.report, dreamed=False)
+            pin.save(directory, night.opts, given, tasks, night.gathered, dreamed=False)
     if pinned is None or not pinned.dreamed:
         tasks = add_dreams(night, tasks)
         if directory is not None and night.opts.dream_factor > 0:
-            pin.save(directory, night.opts, given, tasks, night.report, dreamed=True)
+            pin.save(directory, night.opts, given, tasks, night.gathered, dreamed=True)
     return tasks

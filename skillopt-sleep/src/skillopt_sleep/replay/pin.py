@@ -23,6 +23,7 @@ from skillopt.api import ConfigError, from_data, to_data
 from skillopt_sleep.fsutil import read_json, write_json
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.options import SleepOptions
+from skillopt_sleep.report import Gathered
 
 PIN_NAME = "tasks.json"
 SCHEMA = "skillopt-sleep-handoff-pin"
@@ -41,14 +42,14 @@ SHAPING = (
     "test_fraction",
     "seed",
 )
-REPORT_KEYS = ("agent", "sources", "harvest", "mining", "tasks", "dreams")
 
 
 @attrs.frozen(kw_only=True)
 class Pinned:
     path: Path
     tasks: tuple[SleepTask, ...]
-    report: dict
+    #: how the tasks were found (harvest and mining summaries, task rows, dreams)
+    gathered: Gathered
     dreamed: bool
 
 
@@ -63,16 +64,16 @@ def shaping(opts: SleepOptions, given: list[SleepTask] | None) -> dict:
     return out
 
 
-def save(directory: Path, opts: SleepOptions, given, tasks: list[SleepTask], report: dict, *, dreamed: bool) -> Path:
+def save(directory: Path, opts: SleepOptions, given, tasks: list[SleepTask], gathered: Gathered, *, dreamed: bool) -> Path:
     path = Path(directory) / PIN_NAME
     write_json(
         path,
         {
             "schema": SCHEMA,
-            "version": 1,
+            "version": 2,
             "options": shaping(opts, given),
             "dreamed": dreamed,
-            "report": {k: report[k] for k in REPORT_KEYS if k in report},
+            "gathered": to_data(gathered),
             "tasks": [to_data(t) for t in tasks],
         },
     )
@@ -92,6 +93,7 @@ def load(directory: Path, opts: SleepOptions, given) -> Pinned | None:
         if not isinstance(data, dict) or data.get("schema") != SCHEMA:
             raise ValueError("not a pinned task list")
         tasks = tuple(from_data(raw, SleepTask) for raw in data.get("tasks") or [])
+        gathered = from_data(data.get("gathered") or {}, Gathered)
     except (OSError, UnicodeError, ValueError, json.JSONDecodeError, TypeError, KeyError) as exc:
         raise ConfigError(f"handoff: {path} is damaged ({exc}); {fix}") from None
     except Exception as exc:  # noqa: BLE001 - cattrs raises several types for a bad task
@@ -101,7 +103,7 @@ def load(directory: Path, opts: SleepOptions, given) -> Pinned | None:
     changed = sorted(k for k in set(now) | set(then) if now.get(k) != then.get(k))
     if changed:
         raise ConfigError(f"handoff: the pending round in {path.parent} was started with different {', '.join(changed)}; {fix}")
-    return Pinned(path=path, tasks=tasks, report=dict(data.get("report") or {}), dreamed=bool(data.get("dreamed")))
+    return Pinned(path=path, tasks=tasks, gathered=gathered, dreamed=bool(data.get("dreamed")))
 
 
 def clear(directory: Path) -> None:

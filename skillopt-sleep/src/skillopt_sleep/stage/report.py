@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from skillopt_sleep.report import NightReport
+
 
 def esc(text: Any, limit: int = 160) -> str:
     s = " ".join(str(text or "").split())
@@ -28,50 +30,46 @@ def _score(value: Any) -> str:
     return "—" if value is None else f"{float(value):.3f}"
 
 
-def render(report: dict) -> str:
-    s = report.get("scores", {})
+def render(report: NightReport) -> str:
+    s, h, m, u = report.scores, report.harvest, report.mining, report.usage
     lines = [
-        f"# skillopt sleep — night {report.get('night')} ({esc(report.get('status'))})",
+        f"# skillopt sleep — night {report.night} ({esc(report.status)})",
         "",
-        f"- project: `{esc(report.get('project'), 200)}`",
-        f"- agent: {esc(report.get('agent'))}; sources: {esc(', '.join(report.get('sources', [])))}",
-        f"- decision: **{esc(report.get('status'))}** — {esc(report.get('reason'), 300)}",
-        f"- val ({esc(s.get('metric'))}): baseline {_score(s.get('baseline_val'))} → final {_score(s.get('final_val'))}",
+        f"- project: `{esc(report.project, 200)}`",
+        f"- agent: {esc(report.agent)}; sources: {esc(', '.join(report.sources))}",
+        f"- backends: {esc(', '.join(f'{role} {name}' for role, name in sorted(report.backends.items())))}",
+        f"- decision: **{esc(report.status)}** — {esc(report.reason, 300)}",
+        f"- val ({esc(s.metric)}): baseline {_score(s.baseline_val)} → final {_score(s.final_val)}",
     ]
-    if s.get("baseline_test") is not None:
-        lines.append(f"- test (held out, write-only): {_score(s.get('baseline_test'))} → {_score(s.get('final_test'))}")
-    h, m, u = report.get("harvest", {}), report.get("mining", {}), report.get("usage", {})
+    if s.baseline_test is not None:
+        lines.append(f"- test (held out, write-only): {_score(s.baseline_test)} → {_score(s.final_test)}")
+    dropped = ", ".join(f"{n} {why}" for why, n in sorted(h.dropped.items()))
     lines += [
-        f"- harvested {h.get('sessions', 0)} session(s); mined {m.get('tasks', 0)} task(s) from {m.get('intents', 0)} intent(s) "
-        f"in {m.get('clusters', 0)} cluster(s), {m.get('recurring_clusters', 0)} recurring; "
-        f"{m.get('dropped_uncheckable', 0)} uncheckable dropped",
-        f"- usage: {u.get('calls', 0)} call(s), {u.get('tokens', 0)} token(s), ${float(u.get('cost_usd') or 0):.4f}",
+        f"- harvested {h.sessions} session(s)" + (f"; left out: {esc(dropped)}" if dropped else "")
+        + f"; mined {m.tasks} task(s) from {m.intents} intent(s) in {m.clusters} cluster(s), {m.recurring_clusters} recurring; "
+        f"{m.dropped_uncheckable} uncheckable dropped",
+        f"- usage: {u.calls} call(s), {u.tokens} token(s), ${u.cost_usd:.4f}",
         "",
         "## Accepted edits",
         "",
     ]
-    accepted = report.get("accepted_edits", [])
-    lines += [f"- [{esc(e['doc'])}] {esc(e['content'], 300)}  \n  _why_: {esc(e.get('why'), 300)}" for e in accepted] or [
+    lines += [f"- [{esc(e.doc)}] {esc(e.edit.content, 300)}  \n  _why_: {esc(e.edit.rationale, 300)}" for e in report.accepted_edits] or [
         "(none)"
     ]
     lines += ["", "## Rejected edits", ""]
-    rejected = report.get("rejected_edits", [])
-    lines += [f"- [{esc(e['doc'])}] {esc(e['content'], 300)}  \n  _rejected_: {esc(e.get('reason'), 300)}" for e in rejected] or [
+    lines += [f"- [{esc(e.doc)}] {esc(e.edit.content, 300)}  \n  _rejected_: {esc(e.reason, 300)}" for e in report.rejected_edits] or [
         "(none)"
     ]
     lines += ["", "## Per-task scores", "", "| split | task | baseline | final | Δ |", "|---|---|---|---|---|"]
-    for row in report.get("per_task", []):
-        delta = row.get("delta")
-        lines.append(
-            f"| {esc(row['split'])} | {esc(row['intent'], 80)} | {_score(row.get('baseline'))} | {_score(row.get('final'))} | "
-            f"{'—' if delta is None else f'{delta:+.3f}'} |"
-        )
+    for row in report.per_task:
+        delta = "—" if row.delta is None else f"{row.delta:+.3f}"
+        lines.append(f"| {esc(row.split)} | {esc(row.intent, 80)} | {_score(row.baseline)} | {_score(row.final)} | {delta} |")
     lines += ["", "## Gate trials", ""]
-    for trial in report.get("trials", []):
-        v = trial.get("verdict", {})
-        lines.append(f"- {esc(trial.get('label'))}: {'accept' if v.get('accepted') else 'reject'} — {esc(v.get('reason'), 300)}")
-    if report.get("notes"):
-        lines += ["", "## Notes", ""] + [f"- {esc(n, 300)}" for n in report["notes"]]
+    for trial in report.trials:
+        v = trial.verdict
+        lines.append(f"- {esc(trial.label)}: {'accept' if v.accepted else 'reject'} — {esc(v.reason, 300)}")
+    if report.notes:
+        lines += ["", "## Notes", ""] + [f"- {esc(n, 300)}" for n in report.notes]
     lines += [
         "",
         "Adopt with `skillopt sleep adopt`; inspect with `skillopt sleep diff`; undo with `skillopt sleep rollback`.",

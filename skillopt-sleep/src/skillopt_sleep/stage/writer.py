@@ -12,9 +12,13 @@ from __future__ import annotations
 from datetime import datetime, timezone
 from pathlib import Path
 
+import attrs
+from skillopt.api import to_data
+
 from skillopt_sleep.documents import Doc
 from skillopt_sleep.evidence import EvidenceLog
 from skillopt_sleep.fsutil import sha256_bytes, sha256_file, write_atomic, write_json
+from skillopt_sleep.report import NightReport
 from skillopt_sleep.stage.layout import StagingError, reserve
 from skillopt_sleep.stage.report import render
 
@@ -34,7 +38,7 @@ def stage(
     project: Path,
     *,
     night: int,
-    report: dict,
+    report: NightReport,
     evidence: EvidenceLog,
     before: list[Doc],
     after: list[Doc],
@@ -64,8 +68,8 @@ def stage(
                 "proposed_sha256": sha256_bytes(data),
             }
         )
-    report = {**report, "staging": str(night_dir)}
-    write_json(night_dir / "report.json", report)
+    report = attrs.evolve(report, staging=str(night_dir))
+    write_json(night_dir / "report.json", to_data(report))
     write_atomic(night_dir / "report.md", render(report))
     evidence.write(night_dir / "evidence.jsonl")
     write_json(
