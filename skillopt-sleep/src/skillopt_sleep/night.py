@@ -164,11 +164,16 @@ class Night:
         self.notes.extend(result.warnings)
         per_source = ", ".join(f"{n} {source}" for source, n in sorted(result.per_source.items()) if n)
         self.say(f"harvest: {len(result.sessions)} session(s)" + (f" ({per_source})" if per_source else ""))
+        for line in result.left_out():
+            self.say(f"harvest: {line}")
         summary = HarvestSummary(
             sessions=len(result.sessions),
             per_source=result.per_source,
             sources_tried=result.sources_tried,
             out_of_scope=result.out_of_scope,
+            dropped=result.dropped,
+            skipped_lines=result.skipped_lines,
+            unreadable=result.unreadable,
             since=since.isoformat(timespec="seconds") if since else None,
         )
         self.gathered = attrs.evolve(self.gathered, harvest=summary)

@@ -20,7 +20,7 @@ def test_claude_code_parses_turns_tools_and_results(fixtures_dir):
     assert calls[0] == ("Bash", "python -m pytest tests/test_orders.py")
     results = [t.content for t in s.turns if t.kind == "tool_result"]
     assert results[0].startswith("[error exit=1]")
-    assert results[-1].startswith("[ok exit=0]")
+    assert results[-1].startswith("[ok exit=0 tests=4/0]"), "the pytest summary is read as the test outcome"
     assert "/home/dev/code/shop-api/shop/orders.py" in s.files_touched
     assert s.started_at.startswith("2025-09-14T09:12:03")
 

@@ -35,7 +35,7 @@ def test_codex_tool_calls_and_exit_codes(fixtures_dir):
     assert calls[0] == ("shell", "flake8 shop/cart.py")
     assert ("apply_patch", calls[2][1]) == calls[2]
     results = [t.content.split("]")[0] + "]" for t in s.turns if t.kind == "tool_result"]
-    assert results == ["[error exit=127]", "[error exit=1]", "[ok]", "[ok exit=0]"]
+    assert results == ["[error exit=127]", "[error exit=1]", "[unknown]", "[ok exit=0]"], "apply_patch reports no status"
     assert "shop/cart.py" in s.files_touched
 
 

@@ -96,6 +96,7 @@ def build_options(kw: dict):
 
 def night(*, dry_run: bool, **kw) -> None:
     from skillopt_sleep.cycle import HandoffWaiting, run_night
+    from skillopt_sleep.harvest import left_out
     from skillopt_sleep.mine.taskfile import load_tasks
 
     as_json = kw.pop("as_json", False)
@@ -130,6 +131,8 @@ def night(*, dry_run: bool, **kw) -> None:
         f"  sessions {report.harvest.sessions}, tasks {report.mining.tasks}, "
         f"val {_score(scores.baseline_val)} → {_score(scores.final_val)}, calls {report.usage.calls}"
     )
+    for line in left_out(report.harvest.dropped, report.harvest.skipped_lines, report.harvest.unreadable):
+        info(f"  {line}")
     if report.dreams:
         d = report.dreams
         info(f"  dreams: {d.variants} train-only variant(s) ({d.from_model} from the model, {d.rephrased} rephrased)")
@@ -150,6 +153,7 @@ def _score(value) -> str:
 
 
 def harvest(**kw) -> None:
+    from skillopt_sleep.harvest import left_out
     from skillopt_sleep.mine.taskfile import harvest_tasks, write_tasks
 
     as_json, output = kw.pop("as_json"), kw.pop("output")
@@ -166,6 +170,8 @@ def harvest(**kw) -> None:
         f"{payload['sessions']} session(s), {len(payload['tasks'])} task(s)"
         + (f'; written to {output} (set "reviewed": true after checking it)' if output else "")
     )
+    for line in left_out(payload["dropped"], payload["skipped_lines"], payload["unreadable"]):
+        info(f"  {line}")
     for t in payload["tasks"]:
         checks = ", ".join(f"{c['op']} {c['value']!r}" for c in t["checks"])
         info(f"  [{t['split']}] {t['intent'][:90]!r}  ({checks})")

@@ -4,13 +4,16 @@ Harvesters are found only through the registry (``skillopt.harvesters`` entry
 points), so a third-party harvester is used exactly like a built-in one. ``auto``
 loads every installed harvester and keeps those whose roots exist. A harvester that
 fails (unknown schema, unreadable file) becomes a warning naming it; the night goes on
-with the other sources.
+with the other sources. What each source skipped (lines that were not JSON, files it
+could not read) and dropped (automated replays and graders, by reason) is counted per
+source (:mod:`.tally`) and reported with the sessions.
 """
 
 from __future__ import annotations
 
 import os
 import sqlite3
+from collections import Counter
 from datetime import datetime
 from pathlib import Path
 
@@ -18,6 +21,7 @@ import attrs
 from skillopt.api import ConfigError, PluginError, Session
 
 from skillopt_sleep.harvest.sqlite import SchemaMismatch
+from skillopt_sleep.harvest.tally import counting
 
 
 @attrs.frozen(kw_only=True)
@@ -37,6 +41,26 @@ class HarvestResult:
     sources_tried: tuple[str, ...] = ()
     out_of_scope: int = 0
     warnings: tuple[str, ...] = ()
+    #: sessions left out as automation, by reason (``grader``, ``sleep-replay`` …)
+    dropped: dict[str, int] = attrs.field(factory=dict)
+    #: transcript lines that were not JSON, by source
+    skipped_lines: dict[str, int] = attrs.field(factory=dict)
+    #: files and stores that could not be read, each with its source and reason
+    unreadable: tuple[str, ...] = ()
+
+    def left_out(self) -> list[str]:
+        return left_out(self.dropped, self.skipped_lines, self.unreadable)
+
+
+def left_out(dropped: dict[str, int], skipped_lines: dict[str, int], unreadable) -> list[str]:
+    """What a harvest did not use, one line each, for people: automated sessions by
+    reason, lines that were not JSON, files and stores it could not read."""
+    lines = []
+    if dropped:
+        lines.append("left out as automation: " + ", ".join(f"{n} {why}" for why, n in sorted(dropped.items())))
+    lines += [f"{source}: {n} line(s) were not JSON and were skipped" for source, n in sorted(skipped_lines.items()) if n]
+    lines += [f"unreadable: {what}" for what in unreadable]
+    return lines
 
 
 def resolve_harvesters(names: tuple[str, ...], roots: dict[str, tuple[Path, ...]]) -> list[tuple[str, object]]:
@@ -88,22 +112,30 @@ def harvest(request: HarvestRequest) -> HarvestResult:
     found: dict[str, Session] = {}
     per_source: dict[str, int] = {}
     warnings: list[str] = []
+    unreadable: list[str] = []
+    dropped: Counter = Counter()
+    skipped: dict[str, int] = {}
     out_of_scope = 0
     chosen = resolve_harvesters(request.sources, request.roots)
     for name, harvester in chosen:
         roots = harvester.roots(list(request.roots.get(name, ())) or None)
         count = 0
-        try:
-            for session in harvester.sessions(roots, request.since):
-                if not in_scope(session, project, request.scope):
-                    out_of_scope += 1
-                    continue
-                if session.id not in found:
-                    found[session.id] = session
-                    count += 1
-        except (SchemaMismatch, OSError, sqlite3.Error, ValueError, UnicodeError) as exc:
-            warnings.append(f"harvester {name!r} stopped: {type(exc).__name__}: {exc}")
+        with counting() as tally:
+            try:
+                for session in harvester.sessions(roots, request.since):
+                    if not in_scope(session, project, request.scope):
+                        out_of_scope += 1
+                        continue
+                    if session.id not in found:
+                        found[session.id] = session
+                        count += 1
+            except (SchemaMismatch, OSError, sqlite3.Error, ValueError, UnicodeError) as exc:
+                warnings.append(f"harvester {name!r} stopped: {type(exc).__name__}: {exc}")
+                tally.add_unreadable(f"{type(exc).__name__}: {exc}")
         per_source[name] = count
+        dropped.update(tally.dropped)
+        skipped[name] = tally.skipped_lines
+        unreadable += [f"{name}: {what}" for what in tally.unreadable]
     ordered = sorted(found.values(), key=lambda s: s.ended_at or s.started_at, reverse=True)
     return HarvestResult(
         sessions=tuple(ordered[: request.max_sessions]),
@@ -111,4 +143,7 @@ def harvest(request: HarvestRequest) -> HarvestResult:
         sources_tried=tuple(name for name, _ in chosen),
         out_of_scope=out_of_scope,
         warnings=tuple(warnings),
+        dropped=dict(sorted(dropped.items())),
+        skipped_lines={k: v for k, v in skipped.items() if v},
+        unreadable=tuple(unreadable),
     )

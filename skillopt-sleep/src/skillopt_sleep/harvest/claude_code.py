@@ -3,7 +3,9 @@
 One JSON record per line. ``user``/``assistant`` records carry ``message`` (Anthropic
 message shape: a string or typed blocks), ``cwd``, ``gitBranch``, ``timestamp``.
 Tool calls are ``tool_use`` blocks in assistant messages; their results come back as
-``tool_result`` blocks (``is_error``) in the next user record. Sidechain (subagent)
+``tool_result`` blocks in the next user record: ``is_error`` marks a failure, and a
+failed Bash result's text opens with ``Exit code N`` (the record's ``toolUseResult``
+keeps ``stdout``/``stderr``). Sidechain (subagent)
 records, ``isMeta`` records, summaries and file-history snapshots are not the
 developer's conversation and are skipped.
 """
@@ -17,15 +19,10 @@ from pathlib import Path
 
 from skillopt.api import Harvester, Session, hookimpl
 
-from skillopt_sleep.harvest.builder import (
-    EDIT_TOOLS,
-    SessionBuilder,
-    block_text,
-    exit_code_in,
-    files_under,
-    is_shell_tool,
-    iter_jsonl,
-)
+from skillopt_sleep.harvest.builder import SessionBuilder
+from skillopt_sleep.harvest.fields import block_text, is_edit_tool, is_shell_tool
+from skillopt_sleep.harvest.files import files_under, iter_jsonl
+from skillopt_sleep.harvest.outcome import exit_status
 
 
 class ClaudeCodeHarvester(Harvester):
@@ -90,10 +87,10 @@ def _user_record(b: SessionBuilder, content, rec: dict, when) -> None:
             if not output and extra:
                 output = "\n".join(str(extra.get(k) or "") for k in ("stdout", "stderr")).strip()
             error = bool(block.get("is_error"))
-            code = exit_code_in(output) if is_shell_tool(name) else None
-            if code is None and is_shell_tool(name):
-                code = 1 if error else 0
-            b.tool_result(name, ok=not error, exit_code=code, output=output, when=when)
+            # a failed Bash result opens with "Exit code N"; a successful one says nothing, and
+            # Claude Code flags every non-zero exit as an error, so no flag means status 0
+            code = 0 if is_shell_tool(name) and not error and exit_status(output) is None else None
+            b.tool_result(name, output=output, exit_code=code, failed=error, when=when)
     if texts:
         b.user("\n".join(texts), when)
 
@@ -114,7 +111,7 @@ def _assistant_record(b: SessionBuilder, content, when) -> None:
             name = str(block.get("name") or "")
             detail = args.get("command") or args.get("file_path") or args.get("path") or args.get("pattern") or ""
             safe = b.tool_call(name, str(detail), call_id=str(block.get("id") or ""), when=when)
-            if safe.lower() in EDIT_TOOLS:
+            if is_edit_tool(safe):
                 b.touch(args.get("file_path") or args.get("path"))
             if safe == "Skill" and isinstance(args.get("skill"), str):
                 b.metadata.setdefault("skills_used", [])

@@ -11,6 +11,15 @@ A typed prompt is recorded twice — as an ``event_msg`` ``user_message`` and as
 has any, and from ``response_item`` only for older rollouts (upstream counted both).
 Harness preambles (``<environment_context>``, ``<user_instructions>``, AGENTS.md)
 are stripped; they are not the developer's words.
+
+A shell command's exit status lives in its ``function_call_output``, in whichever
+shape that Codex version wrote: the structured JSON string ``{"output",
+"metadata": {"exit_code"}}``, the same JSON inside an object ``{"content",
+"success": false}`` (older failures), the freeform text ``Exit code: N`` (``shell``,
+``shell_command``), or ``Process exited with code N`` (``exec_command``, whose command
+is in ``cmd``); an ``exec_command_end`` event, when the rollout kept it, has the
+authoritative ``exit_code`` for its ``call_id``. Still-running processes (``Process
+running with session ID``) have no status yet and are recorded as unknown.
 """
 
 from __future__ import annotations
@@ -24,7 +33,9 @@ from pathlib import Path
 
 from skillopt.api import Harvester, Session, hookimpl
 
-from skillopt_sleep.harvest.builder import SessionBuilder, block_text, command_text, files_under, iter_jsonl
+from skillopt_sleep.harvest.builder import SessionBuilder
+from skillopt_sleep.harvest.fields import block_text, command_text
+from skillopt_sleep.harvest.files import files_under, iter_jsonl
 
 _PREAMBLES = re.compile(r"<(environment_context|user_instructions|codex_internal_context|turn_aborted)>.*?</\1>", re.DOTALL)
 _AGENTS_MD = re.compile(r"^# AGENTS\.md instructions for .*?(?=\n\n[^<#\s]|\Z)", re.DOTALL)
@@ -86,6 +97,11 @@ def parse_file(path: Path, since: datetime | None = None) -> Session | None:
         kind == "response_item" and p.get("type") == "message" and p.get("role") == "assistant" for kind, p, _ in records
     )
     b = SessionBuilder("codex", path.stem, path)
+    ended = {
+        str(p.get("call_id")): p["exit_code"]
+        for kind, p, _ in records
+        if kind == "event_msg" and p.get("type") == "exec_command_end" and isinstance(p.get("exit_code"), int)
+    }
     for kind, p, when in records:
         if kind == "session_meta":
             b.session_id = str(p.get("id") or b.session_id)
@@ -103,7 +119,7 @@ def parse_file(path: Path, since: datetime | None = None) -> Session | None:
         elif kind == "event_msg":
             _event(b, p, when, prompts_from_events, finals_from_items)
         elif kind == "response_item":
-            _item(b, p, when, prompts_from_events)
+            _item(b, p, when, prompts_from_events, ended)
     return b.build(since)
 
 
@@ -115,7 +131,7 @@ def _event(b: SessionBuilder, p: dict, when, prompts_from_events: bool, finals_f
         b.assistant(str(p.get("message") or ""), when)
 
 
-def _item(b: SessionBuilder, p: dict, when, prompts_from_events: bool) -> None:
+def _item(b: SessionBuilder, p: dict, when, prompts_from_events: bool, ended: dict[str, int]) -> None:
     itype = p.get("type")
     if itype == "message":
         text = block_text(p.get("content"))
@@ -131,8 +147,8 @@ def _item(b: SessionBuilder, p: dict, when, prompts_from_events: bool) -> None:
             args = json.loads(raw) if isinstance(raw, str) else {}
         except json.JSONDecodeError:
             args = {}
-        if isinstance(args, dict) and "command" in args:
-            detail = command_text(args.get("command"))
+        if isinstance(args, dict) and ("command" in args or "cmd" in args):
+            detail = command_text(args.get("command") if "command" in args else args.get("cmd"))
         b.tool_call(name, detail, call_id=str(p.get("call_id") or ""), when=when)
         if name == "apply_patch" or itype == "custom_tool_call":
             for target in re.findall(r"\*\*\* (?:Update|Add|Delete) File: (\S+)", detail):
@@ -141,31 +157,40 @@ def _item(b: SessionBuilder, p: dict, when, prompts_from_events: bool) -> None:
         action = p.get("action") if isinstance(p.get("action"), dict) else {}
         b.tool_call("local_shell", command_text(action.get("command")), call_id=str(p.get("call_id") or ""), when=when)
     elif itype in ("function_call_output", "custom_tool_call_output"):
-        _output(b, p, when)
+        _output(b, p, when, ended)
 
 
-def _output(b: SessionBuilder, p: dict, when) -> None:
-    name = b.tool_name_for(p.get("call_id"))
-    raw = p.get("output")
-    text, code = "", None
-    if isinstance(raw, str):
-        try:
-            data = json.loads(raw)
-        except json.JSONDecodeError:
-            data = None
-        if isinstance(data, dict):
-            text = str(data.get("output") or "")
-            meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
-            code = meta.get("exit_code") if isinstance(meta.get("exit_code"), int) else None
-        else:
-            text = raw
-            m = re.search(r"(?i)exit code:?\s*(-?\d+)", raw)
-            code = int(m.group(1)) if m else None
-    elif isinstance(raw, dict):
-        text = str(raw.get("content") or raw.get("output") or "")
+def output_fields(raw) -> tuple[str, int | None, bool | None]:
+    """(text, exit status from a structured field, the agent's failure flag) of one
+    ``output`` value, in any of the shapes Codex has written."""
+    failed = None
+    if isinstance(raw, dict):  # {"content": ..., "success": false}
+        failed = (raw.get("success") is False) or None
         code = raw.get("exit_code") if isinstance(raw.get("exit_code"), int) else None
-    ok = code == 0 if code is not None else not re.search(r"(?i)\b(error|failed|traceback)\b", text[:400])
-    b.tool_result(name, ok=ok, exit_code=code, output=text, when=when)
+        inner = raw.get("content") if raw.get("content") is not None else raw.get("output")
+        text, nested_code, _ = output_fields(inner)
+        return text, code if code is not None else nested_code, failed
+    if isinstance(raw, list):  # content items
+        return block_text(raw, kinds=("input_text", "output_text", "text")), None, None
+    if not isinstance(raw, str):
+        return "", None, None
+    try:
+        data = json.loads(raw)
+    except json.JSONDecodeError:
+        return raw, None, None
+    if isinstance(data, dict) and "output" in data:  # structured: {"output", "metadata": {"exit_code"}}
+        meta = data.get("metadata") if isinstance(data.get("metadata"), dict) else {}
+        code = meta.get("exit_code") if isinstance(meta.get("exit_code"), int) else None
+        return str(data.get("output") or ""), code, None
+    return raw, None, None
+
+
+def _output(b: SessionBuilder, p: dict, when, ended: dict[str, int]) -> None:
+    call_id = str(p.get("call_id") or "")
+    text, code, failed = output_fields(p.get("output"))
+    if code is None:
+        code = ended.get(call_id)
+    b.tool_result(b.tool_name_for(call_id), output=text, exit_code=code, failed=failed, when=when)
 
 
 @hookimpl

@@ -1,6 +1,8 @@
-"""GitHub Copilot CLI: the session store ``~/.copilot/session-store.db`` (SQLite).
+"""GitHub Copilot CLI (``$COPILOT_HOME``, else ``~/.copilot``): the event logs under
+``session-state/`` (the current format, with tool results and exit status; see
+:mod:`.copilot_events`) and the older session store ``session-store.db`` (SQLite).
 
-Tables used: ``sessions`` (id, cwd, branch, created_at, updated_at), ``turns``
+Store tables used: ``sessions`` (id, cwd, branch, created_at, updated_at), ``turns``
 (session_id, turn_index, user_message, assistant_response) and, when present,
 ``session_files`` (session_id, file_path, tool_name). The database belongs to a
 running program: it is opened read-only (or read from a private snapshot), never
@@ -16,7 +18,9 @@ from pathlib import Path
 
 from skillopt.api import Harvester, Session, hookimpl
 
-from skillopt_sleep.harvest.builder import SessionBuilder, parse_time
+from skillopt_sleep.harvest import copilot_events
+from skillopt_sleep.harvest.builder import SessionBuilder
+from skillopt_sleep.harvest.fields import parse_time
 from skillopt_sleep.harvest.sqlite import columns, open_readonly, require
 
 SCHEMA = {
@@ -34,15 +38,31 @@ class CopilotCliHarvester(Harvester):
 
     def default_roots(self) -> list[Path]:
         home = Path(os.environ.get("COPILOT_HOME") or Path.home() / ".copilot").expanduser()
-        return [home / "session-store.db"]
+        return [home / "session-state", home / "session-store.db"]
 
     def sessions(self, roots: list[Path], since: datetime | None = None) -> Iterator[Session]:
+        seen: set[str] = set()
         for root in roots:
-            db = Path(root).expanduser()
-            if db.is_dir():
-                db = db / "session-store.db"
-            if db.is_file():
-                yield from read_store(db, since)
+            for session in _read(Path(root).expanduser(), since):
+                if session.id not in seen:  # a session in both the event log and the store
+                    seen.add(session.id)
+                    yield session
+
+
+def _read(root: Path, since: datetime | None) -> Iterator[Session]:
+    """A root may be the store, an event log, the session-state folder or ``~/.copilot``."""
+    if root.is_file():
+        yield from read_store(root, since) if root.suffix == ".db" else copilot_events.sessions([root], since)
+        return
+    if not root.is_dir():
+        return
+    store, state = root / "session-store.db", root / "session-state"
+    if store.is_file():
+        yield from read_store(store, since)
+    if state.is_dir():
+        yield from copilot_events.sessions([state], since)
+    elif not store.is_file():
+        yield from copilot_events.sessions([root], since)
 
 
 def read_store(db: Path, since: datetime | None) -> Iterator[Session]:

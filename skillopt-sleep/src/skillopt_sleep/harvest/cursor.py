@@ -2,10 +2,15 @@
 (older builds: ``agent-transcripts/<id>.jsonl``).
 
 Each line is ``{"role": "user"|"assistant", "message": {"content": [blocks]}}``; the
-user's words are wrapped in ``<user_query>``. Records have no timestamps, so the file's
-modification time is the session's end. The workspace is read from the project's
-``.workspace-trusted`` file when present; otherwise the slug (the path with every
-non-alphanumeric character turned into ``-``) identifies it.
+user's words are wrapped in ``<user_query>``. Tool calls are ``tool_use`` blocks and
+their results ``tool_result`` blocks (``is_error``). Lines in the shape of
+``cursor-agent --output-format stream-json`` are read too: a ``tool_call`` event with
+``subtype: completed`` holds one ``<kind>ToolCall`` whose ``args`` carry the command
+and whose ``result`` is ``{"success": {...}}`` or ``{"failure": {...}}`` — for
+``shellToolCall`` with ``exitCode``, ``stdout`` and ``stderr``. Records have no
+timestamps, so the file's modification time is the session's end. The workspace is
+read from the project's ``.workspace-trusted`` file when present; otherwise the slug
+(the path with every non-alphanumeric character turned into ``-``) identifies it.
 """
 
 from __future__ import annotations
@@ -18,7 +23,9 @@ from pathlib import Path
 
 from skillopt.api import Harvester, Session, hookimpl
 
-from skillopt_sleep.harvest.builder import SessionBuilder, block_text, files_under, iter_jsonl, mtime
+from skillopt_sleep.harvest.builder import SessionBuilder
+from skillopt_sleep.harvest.fields import block_text, is_edit_tool
+from skillopt_sleep.harvest.files import files_under, iter_jsonl, mtime
 
 _QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
 _WRAPPERS = re.compile(r"<(user_info|attached_files|system_reminder|git_status|rules)>.*?</\1>", re.DOTALL)
@@ -76,18 +83,31 @@ def parse_file(path: Path, since: datetime | None = None) -> Session | None:
     b.project = project_of(path)
     ended = mtime(path)
     for rec in iter_jsonl(path):
-        if rec.get("type") == "turn_ended":
+        kind = rec.get("type")
+        if kind == "turn_ended":
             if rec.get("status") == "error":
                 b.feedback("error")
             continue
+        if kind == "tool_call":
+            _tool_event(b, rec)
+            continue
         message = rec.get("message") if isinstance(rec.get("message"), dict) else {}
         content = message.get("content")
-        if rec.get("role") == "user":
-            b.user(user_words(block_text(content)))
-        elif rec.get("role") == "assistant":
+        role = rec.get("role") or message.get("role") or kind
+        if role == "user":
+            _user(b, content)
+        elif role == "assistant":
             _assistant(b, content)
     b.seen(ended)
     return b.build(since)
+
+
+def _user(b: SessionBuilder, content) -> None:
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("type") == "tool_result":
+            name = b.tool_name_for(block.get("tool_use_id"))
+            b.tool_result(name, output=block_text(block.get("content")), failed=bool(block.get("is_error")))
+    b.user(user_words(block_text(content)))
 
 
 def _assistant(b: SessionBuilder, content) -> None:
@@ -102,14 +122,32 @@ def _assistant(b: SessionBuilder, content) -> None:
         elif block.get("type") in ("tool_use", "tool_call"):
             args = block.get("input") if isinstance(block.get("input"), dict) else {}
             detail = args.get("command") or args.get("path") or args.get("file_path") or args.get("target_file") or ""
-            b.tool_call(block.get("name") or "tool", str(detail))
-            if isinstance(args.get("path") or args.get("target_file"), str) and str(block.get("name", "")).lower() in (
-                "write",
-                "edit",
-                "strreplace",
-                "edit_file",
-            ):
-                b.touch(args.get("path") or args.get("target_file"))
+            name = b.tool_call(block.get("name") or "tool", str(detail), call_id=str(block.get("id") or ""))
+            target = args.get("path") or args.get("target_file") or args.get("file_path")
+            if isinstance(target, str) and (is_edit_tool(name) or name.lower() == "strreplace"):
+                b.touch(target)
+
+
+def _tool_event(b: SessionBuilder, rec: dict) -> None:
+    """A stream-json ``tool_call`` event: the call when it starts, its result when it completes."""
+    call = rec.get("tool_call") if isinstance(rec.get("tool_call"), dict) else {}
+    kind, body = next(((k, v) for k, v in call.items() if isinstance(v, dict)), ("tool", {}))
+    name = kind[: -len("ToolCall")] if kind.endswith("ToolCall") else kind
+    args = body.get("args") if isinstance(body.get("args"), dict) else {}
+    call_id = str(rec.get("call_id") or args.get("toolCallId") or "")
+    if rec.get("subtype") == "started" or not b.has_call(call_id):
+        detail = args.get("command") or args.get("path") or args.get("targetFile") or ""
+        b.tool_call(name, str(detail), call_id=call_id)
+        if name in ("edit", "write") and isinstance(args.get("path"), str):
+            b.touch(args["path"])
+    result = body.get("result") if isinstance(body.get("result"), dict) else None
+    if rec.get("subtype") != "completed" or result is None:
+        return
+    outcome = result.get("success") if isinstance(result.get("success"), dict) else result.get("failure")
+    outcome = outcome if isinstance(outcome, dict) else {}
+    code = outcome.get("exitCode") if isinstance(outcome.get("exitCode"), int) else None
+    output = "\n".join(str(outcome.get(k) or "") for k in ("stdout", "stderr", "error", "message")).strip()
+    b.tool_result(name, output=output, exit_code=code, failed="failure" in result)
 
 
 @hookimpl

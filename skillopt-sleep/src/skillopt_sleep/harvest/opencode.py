@@ -23,7 +23,8 @@ from typing import Any
 
 from skillopt.api import Harvester, Session, hookimpl
 
-from skillopt_sleep.harvest.builder import SessionBuilder, command_text, parse_time
+from skillopt_sleep.harvest.builder import SessionBuilder
+from skillopt_sleep.harvest.fields import command_text, parse_time
 from skillopt_sleep.harvest.sqlite import open_readonly, require
 
 SCHEMA = {
@@ -123,8 +124,8 @@ def _part(b: SessionBuilder, role, part: dict, when) -> None:
         if status in ("completed", "error"):
             meta = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}
             code = meta.get("exit") if isinstance(meta.get("exit"), int) else None
-            ok = status == "completed" and (code in (None, 0))
-            b.tool_result(name, ok=ok, exit_code=code, output=str(state.get("output") or state.get("error") or ""), when=when)
+            output = str(state.get("output") or state.get("error") or meta.get("output") or "")
+            b.tool_result(name, output=output, exit_code=code, failed=status == "error", when=when)
     elif ptype == "tool-invocation":
         inv = part.get("toolInvocation") if isinstance(part.get("toolInvocation"), dict) else {}
         args = inv.get("args") if isinstance(inv.get("args"), dict) else {}

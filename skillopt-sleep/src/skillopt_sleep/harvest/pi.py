@@ -8,7 +8,8 @@ last entry (abandoned branches are not what the developer kept). Parsing is stri
 a malformed line, a duplicate id, a reference to an unknown or later entry, or a
 cycle rejects the whole file rather than guessing. Messages are ``user``,
 ``assistant`` (text, ``thinking`` — skipped — and ``toolCall`` blocks),
-``toolResult`` (``toolName``, ``isError``) and ``bashExecution`` (``!cmd`` runs).
+``toolResult`` (``toolName``, ``isError``; a failed bash result's text ends with
+``Command exited with code N``) and ``bashExecution`` (``!cmd`` runs, ``exitCode``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,10 @@ from pathlib import Path
 
 from skillopt.api import Harvester, Session, hookimpl
 
-from skillopt_sleep.harvest.builder import SessionBuilder, block_text, command_text, files_under, iter_jsonl
+from skillopt_sleep.harvest.builder import SessionBuilder
+from skillopt_sleep.harvest.fields import block_text, command_text
+from skillopt_sleep.harvest.files import files_under, iter_jsonl
+from skillopt_sleep.harvest.tally import current
 
 
 class PiHarvester(Harvester):
@@ -40,8 +44,9 @@ class PiHarvester(Harvester):
                 continue
             try:
                 session = parse_file(path, since)
-            except ValueError:
-                continue  # strict format: a broken file is skipped whole
+            except ValueError as exc:  # strict format: a broken file is skipped whole, and said so
+                current().add_unreadable(str(exc))
+                continue
             if session is not None:
                 yield session
 
@@ -113,21 +118,14 @@ def _message(b: SessionBuilder, msg: dict, when) -> None:
             b.feedback("error", when)
     elif role == "toolResult":
         name = msg.get("toolName") or b.tool_name_for(msg.get("toolCallId"))
-        error = bool(msg.get("isError"))
         output = block_text(msg.get("content"))
         details = msg.get("details") if isinstance(msg.get("details"), dict) else {}
         code = details.get("exitCode") if isinstance(details.get("exitCode"), int) else None
-        b.tool_result(name, ok=not error, exit_code=code, output=output, when=when)
+        b.tool_result(name, output=output, exit_code=code, failed=bool(msg.get("isError")), when=when)
     elif role == "bashExecution":
         name = b.tool_call("bash", command_text(msg.get("command")), when=when)
         code = msg.get("exitCode") if isinstance(msg.get("exitCode"), int) else None
-        b.tool_result(
-            name,
-            ok=code in (0, None) and not msg.get("cancelled"),
-            exit_code=code,
-            output=str(msg.get("output") or ""),
-            when=when,
-        )
+        b.tool_result(name, output=str(msg.get("output") or ""), exit_code=code, failed=bool(msg.get("cancelled")) or None, when=when)
 
 
 @hookimpl

@@ -23,7 +23,8 @@ from urllib.parse import unquote, urlparse
 
 from skillopt.api import Harvester, Session, hookimpl
 
-from skillopt_sleep.harvest.builder import SessionBuilder, files_under, iter_jsonl, read_snapshot
+from skillopt_sleep.harvest.builder import SessionBuilder
+from skillopt_sleep.harvest.files import files_under, iter_jsonl, read_snapshot
 
 COPILOT_EXTENSION = "github.copilot-chat"
 
@@ -204,9 +205,7 @@ def _response(b: SessionBuilder, parts: list, when) -> None:
             name = b.tool_call(part.get("toolId") or "tool", str(command or ""), when=when)
             state = data.get("terminalCommandState") if isinstance(data.get("terminalCommandState"), dict) else {}
             if isinstance(state.get("exitCode"), int):
-                b.tool_result(
-                    name, ok=state["exitCode"] == 0, exit_code=state["exitCode"], output=str(data.get("output") or ""), when=when
-                )
+                b.tool_result(name, output=str(data.get("output") or ""), exit_code=state["exitCode"], when=when)
     if texts:
         b.assistant("".join(texts), when)
 

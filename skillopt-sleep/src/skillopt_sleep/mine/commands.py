@@ -13,6 +13,8 @@ import re
 import attrs
 from skillopt.api import Session
 
+from skillopt_sleep.harvest.outcome import SuiteCounts, parse_tag
+
 CATEGORIES: tuple[tuple[str, re.Pattern[str]], ...] = (
     (
         "format",
@@ -59,6 +61,8 @@ class CommandRun:
     ok: bool | None
     exit_code: int | None
     index: int
+    #: for a test run, what its summary counted
+    tests: SuiteCounts | None = None
 
 
 @attrs.frozen(kw_only=True)
@@ -175,15 +179,22 @@ def runs(session: Session) -> list[CommandRun]:
         if not main:
             continue
         category, seg = main[-1]
-        ok, code = None, None
+        outcome = None
         for later in turns[i + 1 : i + 4]:
             if later.kind == "tool_result" and later.name == turn.name:
-                m = re.match(r"\[(ok|error)(?: exit=(-?\d+))?\]", later.content)
-                if m:
-                    ok = m.group(1) == "ok"
-                    code = int(m.group(2)) if m.group(2) else None
+                outcome = parse_tag(later.content)
                 break
-        out.append(CommandRun(command=turn.content, category=category, signature=signature(seg), ok=ok, exit_code=code, index=i))
+        out.append(
+            CommandRun(
+                command=turn.content,
+                category=category,
+                signature=signature(seg),
+                ok=outcome.ok if outcome else None,
+                exit_code=outcome.exit_code if outcome else None,
+                tests=outcome.tests if outcome else None,
+                index=i,
+            )
+        )
     return out
 
 

@@ -66,6 +66,9 @@ def harvest_tasks(kw: dict) -> dict:
         "sessions": len(result.sessions),
         "session_splits": splits,
         "warnings": list(result.warnings),
+        "dropped": result.dropped,
+        "skipped_lines": result.skipped_lines,
+        "unreadable": list(result.unreadable),
         "tasks": [to_data(t) for t in mined.tasks],
     }
 

@@ -18,7 +18,7 @@ import re
 
 from skillopt.api import CompletionRequest, Message, Score
 
-from skillopt_sleep.harvest.builder import sanitize_tool_name
+from skillopt_sleep.harvest.fields import sanitize_tool_name
 from skillopt_sleep.mine.tasks import CHECK_OPS, Check
 from skillopt_sleep.redaction import clip
 from skillopt_sleep.sentinel import mark

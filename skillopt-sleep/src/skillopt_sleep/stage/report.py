@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from skillopt_sleep.harvest import left_out
 from skillopt_sleep.report import NightReport
 
 
@@ -43,11 +44,10 @@ def render(report: NightReport) -> str:
     ]
     if s.baseline_test is not None:
         lines.append(f"- test (held out, write-only): {_score(s.baseline_test)} → {_score(s.final_test)}")
-    dropped = ", ".join(f"{n} {why}" for why, n in sorted(h.dropped.items()))
     lines += [
-        f"- harvested {h.sessions} session(s)" + (f"; left out: {esc(dropped)}" if dropped else "")
-        + f"; mined {m.tasks} task(s) from {m.intents} intent(s) in {m.clusters} cluster(s), {m.recurring_clusters} recurring; "
-        f"{m.dropped_uncheckable} uncheckable dropped",
+        f"- harvested {h.sessions} session(s); mined {m.tasks} task(s) from {m.intents} intent(s) in {m.clusters} "
+        f"cluster(s), {m.recurring_clusters} recurring; {m.dropped_uncheckable} uncheckable dropped",
+        *(f"- {esc(line, 300)}" for line in left_out(h.dropped, h.skipped_lines, h.unreadable)),
         f"- usage: {u.calls} call(s), {u.tokens} token(s), ${u.cost_usd:.4f}",
         "",
         "## Accepted edits",
