@@ -1,8 +1,10 @@
 """One session read as evidence: its intents, and for each, what the developer
 corrected, which commands failed then passed, and how it ended.
 
-An intent owns the events up to the next intent. Messages that are corrections or
-reactions are evidence for the intent before them, never intents of their own.
+An intent owns the events up to the next intent. Messages that are corrections,
+late adjustments ("actually, put it under the version heading"), declines or
+reactions are evidence for the intent before them, never intents of their own
+(:func:`~skillopt_sleep.mine.feedback.reply_kind`).
 """
 
 from __future__ import annotations
@@ -13,7 +15,8 @@ import attrs
 from skillopt.api import Session
 
 from skillopt_sleep.mine import commands as cmd
-from skillopt_sleep.mine.feedback import find_correction, polarity
+from skillopt_sleep.mine.corrections import find_correction, rule_sentence
+from skillopt_sleep.mine.feedback import polarity, reply_kind
 from skillopt_sleep.mine.tasks import Check, Lesson
 
 MIN_INTENT_CHARS = 12
@@ -74,7 +77,7 @@ def digest(session: Session) -> list[IntentEvidence]:
             if len(text) >= MIN_INTENT_CHARS:
                 starts.append(i)
             continue
-        if find_correction(text) is None and polarity(text) == 0 and len(text.split()) >= 6:
+        if reply_kind(text, is_correction=find_correction(text) is not None) == "new_request":
             starts.append(i)
     out = []
     for n, start in enumerate(starts):
@@ -96,7 +99,14 @@ def _intent(session: Session, turns, start: int, end: int, span_runs: list) -> I
         if turn.role != "user" or turn.kind != "message":
             continue
         correction = find_correction(turn.content)
-        if correction is not None:
+        kind = reply_kind(turn.content, is_correction=correction is not None)
+        if kind == "adjustment":
+            corrected = True
+            lessons.append(
+                Lesson(text=rule_sentence(turn.content), kind="adjustment", evidence=(f"developer: {turn.content[:200]}",))
+            )
+            last_polarity = 0
+        elif correction is not None:
             corrected = True
             prefer, avoid = correction.prefer, correction.avoid
             if not prefer:

@@ -1,19 +1,19 @@
-"""Reading the developer's reactions: praise, complaints and explicit corrections.
+"""Reading the developer's replies: praise, complaint, decline, correction, adjustment.
 
 Upstream matched bare substrings, so "incorrect" counted as both "correct" (positive)
 and wrong (negative), "no," fired inside any sentence, and a complaint always beat a
-later "thanks". Here phrases match on word boundaries, a negator just before a
-positive word flips it ("not correct"), "no" counts only when it opens the message,
-and within a message the *last* polar phrase wins. A correction ("use X instead of Y",
-"we don't use Y, we use X", "always …", "never …") is extracted with the tools it
-prefers and avoids, because those become deterministic checks.
+later "thanks". Here phrases match on word boundaries and within a message the *last*
+polar phrase wins. A negator just before a phrase flips it, both ways: "not correct"
+is a complaint and "that's not incorrect" or "not bad" is praise. Politeness is not
+complaint: "no worries, thanks" is praise, "no problem" nothing, and "no, leave it"
+declines an offer without judging the work. A reply that adjusts the work just done
+("actually, put it under the version heading", "make it a warning instead") is a
+*late correction* of the current request, never a new request.
 """
 
 from __future__ import annotations
 
 import re
-
-import attrs
 
 POSITIVE = (
     "thanks",
@@ -35,13 +35,17 @@ POSITIVE = (
     "that's right",
     "good job",
 )
-NEGATIVE = (
-    "wrong",
-    "incorrect",
-    "broken",
+#: words that are a complaint alone and praise when negated ("not wrong", "isn't broken")
+NEGATIVE_WORDS = ("wrong", "incorrect", "broken", "bad", "buggy")
+#: phrases that already carry their negation ("doesn't work"): never flipped
+NEGATIVE_PHRASES = (
     "doesn't work",
     "does not work",
     "didn't work",
+    "not working",
+    "still fails",
+    "still failing",
+    "didn't fix",
     "not what i",
     "revert",
     "undo",
@@ -53,7 +57,7 @@ NEGATIVE = (
     "why did you",
     "you broke",
 )
-NEGATORS = ("not", "isn't", "wasn't", "no", "never", "hardly", "don't", "doesn't")
+NEGATORS = ("not", "isn't", "wasn't", "aren't", "no", "never", "hardly", "don't", "doesn't", "didn't", "nothing")
 
 _WORD = r"(?<![A-Za-z0-9_'])"
 _END = r"(?![A-Za-z0-9_'])"
@@ -63,24 +67,47 @@ def _phrase(p: str) -> re.Pattern[str]:
     return re.compile(_WORD + re.escape(p).replace(r"\ ", r"\s+") + _END, re.IGNORECASE)
 
 
-_POS = [(p, _phrase(p)) for p in POSITIVE]
-_NEG = [(p, _phrase(p)) for p in NEGATIVE]
-_OPENING_NO = re.compile(r"^\s*(no|nah|nope|stop)\b[\s,.!:;-]", re.IGNORECASE)
+_POS = [_phrase(p) for p in POSITIVE]
+_NEG_WORDS = [_phrase(p) for p in NEGATIVE_WORDS]
+_NEG_PHRASES = [_phrase(p) for p in NEGATIVE_PHRASES]
+OPENING_NO = re.compile(r"^\s*(no|nah|nope|stop)\b[\s,.!:;-]", re.IGNORECASE)
+#: polite formulas that contain a "no" but judge nothing
+POLITE = re.compile(
+    r"(?i)\b(?:no\s+(?:worries|problem|prob|probs|rush|need|biggie|stress|hurry)|no,?\s+thanks?(?:\s+you)?|"
+    r"not\s+a\s+problem|not\s+to\s+worry|never\s*mind|don't\s+worry)\b"
+)
+#: "no, leave it": declining an offer, not judging the work
+DECLINE = re.compile(
+    r"(?i)^\s*(?:no|nah|nope)\b[\s,.!-]*(?:(?:that's|it's|that is|it is)\s+fine|leave\s+(?:it|that|them)(?:\s+(?:as\s+is|alone|be))?|"
+    r"keep\s+(?:it|that)(?:\s+as\s+is)?|not\s+(?:now|needed|necessary)|don't\s+bother|skip\s+(?:it|that)|all\s+good|"
+    r"that's\s+(?:all|enough)|we're\s+good|i'm\s+good)\b"
+)
+
+
+def _normalise(text: str) -> str:
+    return (text or "").replace("\u2019", "'").replace("\u2018", "'")
+
+
+def _negated(lowered: str, start: int) -> bool:
+    """A negator among the (at most 3) words just before ``start``, in the same clause."""
+    clause = re.split(r"[,.;:!?\u2014-]", lowered[max(0, start - 30) : start])[-1]
+    return any(w in NEGATORS for w in clause.split()[-3:])
 
 
 def polarity(text: str) -> int:
     """+1 praise, -1 complaint, 0 neither; the last polar phrase in the message wins."""
-    hits: list[tuple[int, int]] = []
+    text = POLITE.sub(lambda m: " " * len(m.group(0)), _normalise(text))
+    if DECLINE.match(text):
+        return 0
     lowered = text.lower()
-    for _name, pattern in _POS:
-        for m in pattern.finditer(text):
-            before = lowered[max(0, m.start() - 24) : m.start()].split()[-3:]
-            sign = -1 if any(w.strip(",.") in NEGATORS for w in before) else 1
-            hits.append((m.start(), sign))
-    for _name, pattern in _NEG:
-        for m in pattern.finditer(text):
-            hits.append((m.start(), -1))
-    if _OPENING_NO.match(text):
+    hits: list[tuple[int, int]] = []
+    for pattern in _POS:
+        hits += [(m.start(), -1 if _negated(lowered, m.start()) else 1) for m in pattern.finditer(text)]
+    for pattern in _NEG_WORDS:
+        hits += [(m.start(), 1 if _negated(lowered, m.start()) else -1) for m in pattern.finditer(text)]
+    for pattern in _NEG_PHRASES:
+        hits += [(m.start(), -1) for m in pattern.finditer(text)]
+    if OPENING_NO.match(text):
         hits.append((0, -1))
     if not hits:
         return 0
@@ -88,127 +115,43 @@ def polarity(text: str) -> int:
     return hits[-1][1]
 
 
-# ------------------------------------------------------------------ corrections
+# ------------------------------------------------------------------ what a reply does
 
-_CODE = re.compile(r"`([^`\n]{1,80})`")
-_CLAUSE_END = (
-    r"(?=$|[.;:!?\n]|,\s*(?:not|never|instead|rather|like|because|since|so|but|plain|and)\b|\s+(?:instead\s+of|rather\s+than)\b)"
+_LATE = re.compile(r"(?i)^\s*(?:actually|wait|oh|hmm+|oops|sorry|instead|rather|but|though|no)\b[\s,.:;!-]+")
+_ADDED = re.compile(r"(?i)^\s*(?:also|and also|and|plus|one more thing|btw|by the way)\b[\s,.:;!-]*")
+_BACK_REF = re.compile(
+    r"(?i)^\s*(?:please\s+|can you\s+|could you\s+|just\s+)?(?:put|move|make|change|rename|place|keep|drop|remove|add|"
+    r"write|call|mark|sort|format|split|merge|use|turn|set|wrap|indent|list)\s+(?:it|that|this|them|those|these|the\s+"
+    r"(?:entry|entries|file|line|lines|change|changes|test|tests|heading|section|note|message|function|name))\b"
 )
-_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
-    (
-        "swap",
-        re.compile(
-            r"(?i)\bwe\s+(?:don't|do not|never)\s+use\s+(?P<avoid>[^,.;\n]+?),?\s+we\s+use\s+(?P<prefer>[^.;\n]+?)" + _CLAUSE_END
-        ),
-    ),
-    (
-        "swap",
-        re.compile(
-            r"(?i)\b(?:don't|do not|never|stop)\s+(?:use|using|run|running|call|calling|invoke)\s+(?P<avoid>[^,.;\n]+?)"
-            r"(?:\s+directly)?[,;]?\s+(?:just\s+|instead\s+)?(?:use|run|call)\s+(?P<prefer>[^.;\n]+?)"
-            + _CLAUSE_END
-        ),
-    ),
-    (
-        "swap",
-        re.compile(
-            r"(?i)\b(?:use|run|call|prefer)\s+(?P<prefer>[^,.;\n]+?)\s*,?\s+(?:instead of|rather than|not)\s+(?P<avoid>[^.;\n]+?)"
-            + _CLAUSE_END
-        ),
-    ),
-    ("prefer", re.compile(r"(?i)\b(?:always|please always|make sure (?:to|you))\s+(?P<prefer>[^.;\n]+?)" + _CLAUSE_END)),
-    ("prefer", re.compile(r"(?i)\b(?:this (?:project|repo)|we|here we)\s+uses?\s+(?P<prefer>[^,.;\n]+?)" + _CLAUSE_END)),
-    ("lead", re.compile(r"(?i)^(?:no|nope|wrong)?[\s,.!:-]*(?:please\s+)?(?:use|run)\s+(?P<prefer>[^.;\n]+?)" + _CLAUSE_END)),
-    ("lead", re.compile(r"(?i)[,;:!]\s*(?:please\s+|just\s+)?(?:use|run)\s+(?P<prefer>[^.;\n]+?)" + _CLAUSE_END)),
-    ("avoid", re.compile(r"(?i)\b(?:never|don't|do not|stop)\s+(?P<avoid>[^.;\n]+?)" + _CLAUSE_END)),
-    ("rule", re.compile(r"(?i)\b(?:are|is|should be|must be)\s+always\s+(?P<prefer>[^.;\n]+?)" + _CLAUSE_END)),
-)
-_LEADING_NOISE = re.compile(r"(?i)^\s*(?:no|nope|nah|wrong|ugh|hmm|actually|oops|stop)\b[\s,.!:;-]*")
-_FILLER = re.compile(r"(?i)\b(?:in this (?:repo|project)|here|like everything else here|please|directly|just|instead)\b")
-_COMMANDISH = re.compile(r"^[A-Za-z0-9_./:@=+-]+(?:\s+[A-Za-z0-9_./:@=+-]+){0,4}$")
-KNOWN_PROGRAMS = frozenset(
-    "uv uvx pip pipx poetry pdm hatch tox nox conda mamba python python3 pytest ruff black isort flake8 mypy pylint pyright "
-    "npm pnpm yarn npx bun node deno jest vitest mocha eslint prettier tsc biome cargo rustc clippy go gofmt golangci-lint "
-    "make cmake ninja bazel docker podman kubectl helm terraform git gh alembic django-admin rails bundle rake rspec "
-    "mvn gradle dotnet just brew apt curl wget jq sed awk composer phpunit mix elixir swift xcodebuild".split()
-)
+_INSTEAD = re.compile(r"(?i)\binstead\b|\brather than\b|\bnot there\b")
 
 
-@attrs.frozen(kw_only=True)
-class Correction:
-    text: str
-    rule: str
-    prefer: tuple[str, ...] = ()
-    avoid: tuple[str, ...] = ()
+def is_adjustment(text: str) -> bool:
+    """A late correction: the reply changes how the work just done should be, instead
+    of asking for new work ("actually, put it under the version heading")."""
+    text = POLITE.sub("", _normalise(text)).strip(" ,.!")
+    if _LATE.match(text):
+        return True
+    rest = _ADDED.sub("", text, count=1)
+    if _BACK_REF.match(rest):
+        return True
+    if rest != text and len(rest.split()) <= 7:  # "also add a downgrade": more of the same job
+        return True
+    return bool(_INSTEAD.search(text)) and len(text.split()) <= 15
 
 
-def _tokens(fragment: str) -> tuple[str, ...]:
-    """The tool/command names a correction fragment names: backticked spans, else a
-    short command-like phrase; prose ("the thing we discussed") yields nothing."""
-    code = [c.strip() for c in _CODE.findall(fragment) if c.strip()]
-    if code:
-        return tuple(dict.fromkeys(code))
-    cleaned = _FILLER.sub("", fragment).strip(" ,.:;!?\"'")
-    cleaned = re.sub(r"(?i)^(?:the|a|an|plain|bare)\s+", "", cleaned)
-    cleaned = re.sub(r"(?i)\s+(?:for|to|when|with|in|on|because|since|which|that)\b.*$", "", cleaned).strip()
-    if cleaned and _COMMANDISH.match(cleaned) and len(cleaned.split()) <= 4:
-        first = cleaned.split()[0].lower()
-        if first in KNOWN_PROGRAMS or re.search(r"[./_:]", first) or (first.startswith("-") and len(first) > 2):
-            return (cleaned,)
-    return ()
-
-
-def rule_sentence(text: str) -> str:
-    """The developer's sentence as a rule: interjections removed, first letter capitalised."""
-    sentence = _LEADING_NOISE.sub("", text.strip())
-    sentence = re.sub(r"\s+", " ", sentence).strip()
-    if not sentence:
-        return ""
-    sentence = sentence[0].upper() + sentence[1:]
-    return sentence if sentence[-1] in ".!?`" else sentence + "."
-
-
-def find_correction(text: str) -> Correction | None:
-    """A correction in a user message, with the tools it prefers and avoids, or None."""
-    if not text or len(text) > 600:
-        return None
-    prefer: list[str] = []
-    avoid: list[str] = []
-    kinds: list[str] = []
-    for kind, pattern in _PATTERNS:
-        for m in pattern.finditer(text):
-            groups = m.groupdict()
-            if groups.get("prefer") and kind != "rule":
-                prefer.extend(_tokens(groups["prefer"]))
-            if groups.get("avoid"):
-                avoid.extend(_tokens(groups["avoid"]))
-            kinds.append(kind)
-    if not kinds:
-        return None
-    negative = polarity(text) < 0 or bool(_OPENING_NO.match(text))
-    explicit = (
-        any(k in ("swap", "rule") for k in kinds)
-        or re.search(r"(?i)\b(always|never)\b", text)
-        or ("lead" in kinds and bool(prefer) and len(text.split()) <= 15)
-    )
-    if not (negative or explicit):
-        return None
-    prefer_t = _drop_contained(tuple(dict.fromkeys(p for p in prefer if p)))
-    avoid_t = tuple(dict.fromkeys(a for a in avoid if a and not _mentions_any(a, prefer_t)))
-    return Correction(text=text, rule=rule_sentence(text), prefer=prefer_t, avoid=avoid_t)
-
-
-def _drop_contained(tokens: tuple[str, ...]) -> tuple[str, ...]:
-    """``("uv run pytest", "uv")`` → ``("uv run pytest",)``: the longer token already checks it."""
-    keep = []
-    for tok in tokens:
-        low = tok.lower()
-        if not any(other != tok and re.search(r"(?<![\w-])" + re.escape(low) + r"(?![\w-])", other.lower()) for other in tokens):
-            keep.append(tok)
-    return tuple(keep)
-
-
-def _mentions_any(token: str, others: tuple[str, ...]) -> bool:
-    """True when ``token`` is, or contains as a word, one of ``others`` (never avoid what is preferred)."""
-    low = token.lower()
-    return any(re.search(r"(?<![\w-])" + re.escape(o.lower()) + r"(?![\w-])", low) for o in others)
+def reply_kind(text: str, *, is_correction: bool) -> str:
+    """What a later message in a session does: ``decline``, ``correction``,
+    ``adjustment``, ``praise``, ``complaint``, ``new_request`` or ``aside``."""
+    cleaned = _normalise(text)
+    if DECLINE.match(cleaned):
+        return "decline"
+    if is_correction:
+        return "correction"
+    if is_adjustment(cleaned):
+        return "adjustment"
+    p = polarity(cleaned)
+    if p:
+        return "praise" if p > 0 else "complaint"
+    return "new_request" if len(cleaned.split()) >= 6 else "aside"
