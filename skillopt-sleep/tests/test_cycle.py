@@ -233,3 +233,17 @@ def test_the_report_is_one_typed_record_through_the_project_converter(fixture_ho
     assert all(isinstance(t.verdict, Verdict) for t in again.trials) and again.trials
     assert all(isinstance(e.edit, Edit) for e in again.accepted_edits + again.rejected_edits)
     assert written["accepted_edits"][0]["edit"]["content"].startswith("- ")
+
+
+def test_too_few_validation_tasks_is_said_plainly(fixture_home):
+    """Regression: a project left with too few validation tasks ended "no edit was
+    proposed", hiding the real reason; no model call is spent on a night that cannot
+    be validated."""
+    import re
+
+    _home, project = fixture_home
+    result, clients = _night(project, min_val_items=6)
+    assert result.status == "too_few_tasks" and result.staging is None
+    assert re.match(r"6 validation task\(s\) needed, \d found: \d of 7 session\(s\) are held out for validation", result.reason)
+    assert "lower --min-val" in result.reason
+    assert clients.ledger.totals().calls == 0

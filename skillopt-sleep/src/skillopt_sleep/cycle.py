@@ -106,9 +106,15 @@ def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
             tasks = gather.tonight(night, sessions, given, pinned)
             splits = Counter(t.split for t in tasks)
             night.say(f"tasks: {len(tasks)} (" + ", ".join(f"{k} {splits[k]}" for k in ("train", "val", "test") if splits[k]) + ")")
-            night.learn(tasks, docs)
+            missing = gather.shortfall(tasks, opts.min_val_items, night.gathered.mining)
+            if missing:
+                night.say(missing)
+            else:
+                night.learn(tasks, docs)
             p = night.progress
-            if p.accepted:
+            if missing:
+                status, reason = "too_few_tasks", missing
+            elif p.accepted:
                 val = [t for t in tasks if t.split == "val"]
                 verdict, p.base_val, p.cur_val = night.final_check(val, docs, p.docs)
                 if verdict.accepted:

@@ -258,10 +258,7 @@ class Night:
         still knows which edits the gate had already validated."""
         train = [t for t in tasks if t.split == "train"]
         val = [t for t in tasks if t.split == "val"]
-        p = self.progress = Progress(docs=docs)
-        if not train or not val:
-            self.notes.append(f"need train and val tasks (have {len(train)} train, {len(val)} val); nothing to gate")
-            return
+        p = self.progress = Progress(docs=docs)  # the caller made sure both splits have tasks (gather.shortfall)
         p.base_val = p.cur_val = self._replay(val, docs, "baseline-val")
         # K > 1 rollouts: distinct seeds per attempt (distinct cache keys), for contrastive reflection
         rollouts = self.opts.dream_rollouts if self._llm_reflection() else 1

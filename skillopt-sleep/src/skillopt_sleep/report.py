@@ -48,8 +48,12 @@ class MiningSummary:
     clusters: int = 0
     recurring_clusters: int = 0
     dropped_uncheckable: int = 0
+    #: checks dropped because a generic answer (or the rejected attempt) passes them too
+    dropped_generic_checks: int = 0
     #: checks dropped because they contradict the project's memory files
     dropped_contradicting: int = 0
+    #: checks kept: each one a generic answer fails
+    discriminative_checks: int = 0
     recalled: int = 0
     dreams: int = 0
     session_splits: dict[str, int] = attrs.field(factory=dict)

@@ -16,7 +16,7 @@ def test_pi_uses_the_branch_ending_at_the_last_entry(fixtures_dir):
     assert "Abandoned branch" not in texts
     assert "edit pyproject then git tag" not in texts, "thinking blocks are not kept"
     calls = [t.content for t in s.turns if t.kind == "tool_call"]
-    assert calls == ["pyproject.toml", "git tag 1.4.0", "git tag -d 1.4.0 && git tag v1.4.0"]
+    assert calls == ['pyproject.toml\nversion = "1.4.0"', "git tag 1.4.0", "git tag -d 1.4.0 && git tag v1.4.0"], "an edit keeps what it wrote"
     assert "pyproject.toml" in s.files_touched
 
 

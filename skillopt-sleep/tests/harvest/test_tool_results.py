@@ -55,7 +55,7 @@ def test_copilot_cli_event_log(fixtures_dir):
     assert _pairs(s) == [
         ("python -m pytest tests/test_checkout.py", "[error exit=1]"),  # "<exited with exit code 1>", success true
         ("uv run pytest tests/test_checkout.py -q", "[error exit=1 tests=3/1]"),
-        ("shop/checkout.py", "[error]"),  # success false, error.message
+        ("shop/checkout.py\nround(total, 2)", "[error]"),  # an edit (path and what it writes): success false
         ("uv run pytest tests/test_checkout.py -q", "[ok exit=0 tests=4/0]"),
     ]
     assert "shop/checkout.py" in s.files_touched
@@ -85,7 +85,7 @@ def test_opencode_tool_parts(tmp_path, fixtures_dir, sqlite_from_sql):
     s = _one(OpenCodeHarvester(), db)
     assert _pairs(s) == [
         ("uv run pytest tests/test_invoices.py -q", "[error exit=1 tests=2/1]"),  # status completed, metadata.exit 1
-        ("/home/dev/code/shop-api/shop/invoices.py", "[error]"),  # status error
+        ("/home/dev/code/shop-api/shop/invoices.py\n0.20", "[error]"),  # an edit (path and what it writes): status error
         ("uv run pytest tests/test_invoices.py -q", "[ok exit=0 tests=3/0]"),
     ]
 

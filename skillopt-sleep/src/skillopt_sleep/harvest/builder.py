@@ -104,6 +104,13 @@ class SessionBuilder:
         self._add(Turn(role="assistant", kind="tool_call", name=safe, content=clip(detail or "", MAX_TOOL_DETAIL)))
         return safe
 
+    def edit(self, name: Any, path: str, written: str = "", call_id: str = "", when: Any = None) -> str:
+        """An edit or write tool call: its detail is the path, then the text it wrote (what
+        the miner compares between a rejected and an accepted attempt)."""
+        safe = self.tool_call(name, path + (f"\n{written}" if written else ""), call_id=call_id, when=when)
+        self.touch(path)
+        return safe
+
     def has_call(self, call_id: Any) -> bool:
         return str(call_id) in self._calls
 

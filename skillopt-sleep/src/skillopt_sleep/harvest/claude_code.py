@@ -20,7 +20,7 @@ from pathlib import Path
 from skillopt.api import Harvester, Session, hookimpl
 
 from skillopt_sleep.harvest.builder import SessionBuilder
-from skillopt_sleep.harvest.fields import block_text, is_edit_tool, is_shell_tool
+from skillopt_sleep.harvest.fields import block_text, edit_target, is_edit_tool, is_shell_tool
 from skillopt_sleep.harvest.files import files_under, iter_jsonl
 from skillopt_sleep.harvest.outcome import exit_status
 
@@ -109,10 +109,12 @@ def _assistant_record(b: SessionBuilder, content, when) -> None:
         elif block.get("type") == "tool_use":
             args = block.get("input") if isinstance(block.get("input"), dict) else {}
             name = str(block.get("name") or "")
-            detail = args.get("command") or args.get("file_path") or args.get("path") or args.get("pattern") or ""
-            safe = b.tool_call(name, str(detail), call_id=str(block.get("id") or ""), when=when)
-            if is_edit_tool(safe):
-                b.touch(args.get("file_path") or args.get("path"))
+            call_id = str(block.get("id") or "")
+            if is_edit_tool(name):
+                safe = b.edit(name, *edit_target(args), call_id=call_id, when=when)
+            else:
+                detail = args.get("command") or args.get("file_path") or args.get("path") or args.get("pattern") or ""
+                safe = b.tool_call(name, str(detail), call_id=call_id, when=when)
             if safe == "Skill" and isinstance(args.get("skill"), str):
                 b.metadata.setdefault("skills_used", [])
                 if args["skill"] not in b.metadata["skills_used"]:

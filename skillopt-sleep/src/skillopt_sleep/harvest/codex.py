@@ -34,7 +34,7 @@ from pathlib import Path
 from skillopt.api import Harvester, Session, hookimpl
 
 from skillopt_sleep.harvest.builder import SessionBuilder
-from skillopt_sleep.harvest.fields import block_text, command_text
+from skillopt_sleep.harvest.fields import block_text, command_text, patch_writes
 from skillopt_sleep.harvest.files import files_under, iter_jsonl
 
 _PREAMBLES = re.compile(r"<(environment_context|user_instructions|codex_internal_context|turn_aborted)>.*?</\1>", re.DOTALL)
@@ -149,10 +149,12 @@ def _item(b: SessionBuilder, p: dict, when, prompts_from_events: bool, ended: di
             args = {}
         if isinstance(args, dict) and ("command" in args or "cmd" in args):
             detail = command_text(args.get("command") if "command" in args else args.get("cmd"))
-        b.tool_call(name, detail, call_id=str(p.get("call_id") or ""), when=when)
-        if name == "apply_patch" or itype == "custom_tool_call":
-            for target in re.findall(r"\*\*\* (?:Update|Add|Delete) File: (\S+)", detail):
-                b.touch(target)
+        writes = patch_writes(detail) if name == "apply_patch" else []
+        if writes:  # one edit per patched file: its path and the lines the patch adds
+            for path, added in writes:
+                b.edit(name, path, added, call_id=str(p.get("call_id") or ""), when=when)
+        else:
+            b.tool_call(name, detail, call_id=str(p.get("call_id") or ""), when=when)
     elif itype == "local_shell_call":
         action = p.get("action") if isinstance(p.get("action"), dict) else {}
         b.tool_call("local_shell", command_text(action.get("command")), call_id=str(p.get("call_id") or ""), when=when)

@@ -21,7 +21,7 @@ from pathlib import Path
 from skillopt.api import Session
 
 from skillopt_sleep.harvest.builder import SessionBuilder
-from skillopt_sleep.harvest.fields import command_text, is_edit_tool
+from skillopt_sleep.harvest.fields import command_text, edit_target, is_edit_tool
 from skillopt_sleep.harvest.files import files_under, iter_jsonl
 
 _CWD_LINE = re.compile(r"(?m)^cwd:\s*['\"]?(.+?)['\"]?\s*$")
@@ -73,10 +73,12 @@ def parse_file(path: Path, since: datetime | None = None) -> Session | None:
 
 def _start(b: SessionBuilder, data: dict, when) -> None:
     args = data.get("arguments") if isinstance(data.get("arguments"), dict) else {}
+    name, call_id = str(data.get("toolName") or "tool"), str(data.get("toolCallId") or "")
+    if is_edit_tool(name):
+        b.edit(name, *edit_target(args), call_id=call_id, when=when)
+        return
     detail = command_text(args.get("command")) or str(args.get("path") or args.get("file_path") or "")
-    name = b.tool_call(data.get("toolName") or "tool", detail, call_id=str(data.get("toolCallId") or ""), when=when)
-    if is_edit_tool(name) and isinstance(args.get("path"), str):
-        b.touch(args["path"])
+    b.tool_call(name, detail, call_id=call_id, when=when)
 
 
 def _complete(b: SessionBuilder, data: dict, when) -> None:

@@ -24,7 +24,7 @@ from pathlib import Path
 from skillopt.api import Harvester, Session, hookimpl
 
 from skillopt_sleep.harvest.builder import SessionBuilder
-from skillopt_sleep.harvest.fields import block_text, is_edit_tool
+from skillopt_sleep.harvest.fields import block_text, edit_target, is_edit_tool
 from skillopt_sleep.harvest.files import files_under, iter_jsonl, mtime
 
 _QUERY = re.compile(r"<user_query>\s*(.*?)\s*</user_query>", re.DOTALL)
@@ -121,11 +121,12 @@ def _assistant(b: SessionBuilder, content) -> None:
             b.assistant(block.get("text") or "")
         elif block.get("type") in ("tool_use", "tool_call"):
             args = block.get("input") if isinstance(block.get("input"), dict) else {}
+            name, call_id = str(block.get("name") or "tool"), str(block.get("id") or "")
+            if is_edit_tool(name) or name.lower() == "strreplace":
+                b.edit(name, *edit_target(args), call_id=call_id)
+                continue
             detail = args.get("command") or args.get("path") or args.get("file_path") or args.get("target_file") or ""
-            name = b.tool_call(block.get("name") or "tool", str(detail), call_id=str(block.get("id") or ""))
-            target = args.get("path") or args.get("target_file") or args.get("file_path")
-            if isinstance(target, str) and (is_edit_tool(name) or name.lower() == "strreplace"):
-                b.touch(target)
+            b.tool_call(name, str(detail), call_id=call_id)
 
 
 def _tool_event(b: SessionBuilder, rec: dict) -> None:
@@ -136,10 +137,10 @@ def _tool_event(b: SessionBuilder, rec: dict) -> None:
     args = body.get("args") if isinstance(body.get("args"), dict) else {}
     call_id = str(rec.get("call_id") or args.get("toolCallId") or "")
     if rec.get("subtype") == "started" or not b.has_call(call_id):
-        detail = args.get("command") or args.get("path") or args.get("targetFile") or ""
-        b.tool_call(name, str(detail), call_id=call_id)
-        if name in ("edit", "write") and isinstance(args.get("path"), str):
-            b.touch(args["path"])
+        if is_edit_tool(name):
+            b.edit(name, *edit_target(args), call_id=call_id)
+        else:
+            b.tool_call(name, str(args.get("command") or args.get("path") or args.get("targetFile") or ""), call_id=call_id)
     result = body.get("result") if isinstance(body.get("result"), dict) else None
     if rec.get("subtype") != "completed" or result is None:
         return

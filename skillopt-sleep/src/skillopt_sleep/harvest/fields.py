@@ -112,3 +112,36 @@ def command_text(value: Any) -> str:
             return value[2]
         return " ".join(value)
     return ""
+
+
+_PATH_KEYS = ("file_path", "path", "filePath", "target_file", "targetFile")
+_WRITTEN_KEYS = ("new_string", "newString", "new_str", "newText", "content", "file_text", "contents", "code_edit")
+
+
+def edit_target(args: Any) -> tuple[str, str]:
+    """(path, the text it writes) of an edit or write tool call, from the argument names
+    the agents use (``new_string``, ``newText``, ``new_str``, ``content`` …, and
+    MultiEdit's ``edits`` list); ``("", "")`` when the arguments say neither."""
+    if not isinstance(args, dict):
+        return "", ""
+    path = next((args[k] for k in _PATH_KEYS if isinstance(args.get(k), str)), "")
+    written = [args[k] for k in _WRITTEN_KEYS if isinstance(args.get(k), str)]
+    for edit in args.get("edits") if isinstance(args.get("edits"), list) else []:
+        if isinstance(edit, dict):
+            written += [edit[k] for k in _WRITTEN_KEYS if isinstance(edit.get(k), str)]
+    return path, "\n".join(written)
+
+
+_PATCH_FILE = re.compile(r"^\*\*\* (?:Update|Add) File: (\S+)")
+
+
+def patch_writes(patch: str) -> list[tuple[str, str]]:
+    """(path, added lines) per file of an ``apply_patch`` patch (Codex's format)."""
+    out: list[tuple[str, list[str]]] = []
+    for line in (patch or "").splitlines():
+        m = _PATCH_FILE.match(line)
+        if m:
+            out.append((m.group(1), []))
+        elif out and line.startswith("+") and not line.startswith("+++"):
+            out[-1][1].append(line[1:])
+    return [(path, "\n".join(lines)) for path, lines in out]

@@ -24,7 +24,7 @@ from typing import Any
 from skillopt.api import Harvester, Session, hookimpl
 
 from skillopt_sleep.harvest.builder import SessionBuilder
-from skillopt_sleep.harvest.fields import command_text, parse_time
+from skillopt_sleep.harvest.fields import command_text, edit_target, is_edit_tool, parse_time
 from skillopt_sleep.harvest.sqlite import open_readonly, require
 
 SCHEMA = {
@@ -116,10 +116,12 @@ def _part(b: SessionBuilder, role, part: dict, when) -> None:
     elif ptype == "tool":
         state = part.get("state") if isinstance(part.get("state"), dict) else {}
         inp = state.get("input") if isinstance(state.get("input"), dict) else {}
-        detail = command_text(inp.get("command")) or str(inp.get("filePath") or inp.get("path") or "")
-        name = b.tool_call(part.get("tool") or "tool", detail, when=when)
-        if inp.get("filePath") and name in ("edit", "write", "patch"):
-            b.touch(inp["filePath"])
+        tool = str(part.get("tool") or "tool")
+        if is_edit_tool(tool):
+            name = b.edit(tool, *edit_target(inp), when=when)
+        else:
+            detail = command_text(inp.get("command")) or str(inp.get("filePath") or inp.get("path") or "")
+            name = b.tool_call(tool, detail, when=when)
         status = state.get("status")
         if status in ("completed", "error"):
             meta = state.get("metadata") if isinstance(state.get("metadata"), dict) else {}

@@ -22,7 +22,7 @@ from pathlib import Path
 from skillopt.api import Harvester, Session, hookimpl
 
 from skillopt_sleep.harvest.builder import SessionBuilder
-from skillopt_sleep.harvest.fields import block_text, command_text
+from skillopt_sleep.harvest.fields import block_text, command_text, edit_target, is_edit_tool
 from skillopt_sleep.harvest.files import files_under, iter_jsonl
 from skillopt_sleep.harvest.tally import current
 
@@ -110,10 +110,12 @@ def _message(b: SessionBuilder, msg: dict, when) -> None:
                 b.assistant(block.get("text") or "", when)
             elif block.get("type") == "toolCall":
                 args = block.get("arguments") if isinstance(block.get("arguments"), dict) else {}
-                detail = command_text(args.get("command")) or str(args.get("path") or args.get("file_path") or "")
-                name = b.tool_call(block.get("name") or "tool", detail, call_id=str(block.get("id") or ""), when=when)
-                if name in ("edit", "write") and isinstance(args.get("path"), str):
-                    b.touch(args["path"])
+                tool, call_id = str(block.get("name") or "tool"), str(block.get("id") or "")
+                if is_edit_tool(tool):
+                    b.edit(tool, *edit_target(args), call_id=call_id, when=when)
+                else:
+                    detail = command_text(args.get("command")) or str(args.get("path") or args.get("file_path") or "")
+                    b.tool_call(tool, detail, call_id=call_id, when=when)
         if msg.get("stopReason") == "error":
             b.feedback("error", when)
     elif role == "toolResult":

@@ -13,6 +13,7 @@ import re
 import attrs
 from skillopt.api import Session
 
+from skillopt_sleep.harvest.fields import is_edit_tool
 from skillopt_sleep.harvest.outcome import SuiteCounts, parse_tag
 
 CATEGORIES: tuple[tuple[str, re.Pattern[str]], ...] = (
@@ -171,8 +172,8 @@ def runs(session: Session) -> list[CommandRun]:
     out: list[CommandRun] = []
     turns = session.turns
     for i, turn in enumerate(turns):
-        if turn.kind != "tool_call" or not turn.content:
-            continue
+        if turn.kind != "tool_call" or not turn.content or is_edit_tool(turn.name):
+            continue  # an edit's text may name commands; only what ran counts
         segs = segments(turn.content)
         cats = [(category_of(s), s) for s in segs]
         main = [pair for pair in cats if pair[0]]

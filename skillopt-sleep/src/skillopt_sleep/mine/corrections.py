@@ -114,6 +114,7 @@ def find_correction(text: str) -> Correction | None:
         any(k in ("swap", "rule") for k in kinds)
         or re.search(r"(?i)\b(always|never)\b", text)
         or ("lead" in kinds and bool(prefer) and len(text.split()) <= 15)
+        or ("avoid" in kinds and bool(avoid) and re.search(r"(?i)\b(?:don't|do not|stop)\s+(?:use|using|run|running|call)\b", text))
     )
     if not (negative or explicit):
         return None

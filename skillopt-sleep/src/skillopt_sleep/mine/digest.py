@@ -15,7 +15,9 @@ import attrs
 from skillopt.api import Session
 
 from skillopt_sleep.mine import commands as cmd
+from skillopt_sleep.harvest.fields import is_edit_tool
 from skillopt_sleep.mine.corrections import find_correction, rule_sentence
+from skillopt_sleep.mine.edits import edit_check
 from skillopt_sleep.mine.feedback import polarity, reply_kind
 from skillopt_sleep.mine.tasks import Check, Lesson
 
@@ -39,6 +41,10 @@ class IntentEvidence:
     weak_checks: tuple[Check, ...] = ()
     outcome: str = "unknown"
     files: tuple[str, ...] = ()
+    #: what the developer rejected: failed commands, and commands and edits before their correction
+    rejected: tuple[str, ...] = ()
+    #: what they accepted: passing commands and edits after the last correction
+    accepted: tuple[str, ...] = ()
 
 
 def _checks_for(prefer: tuple[str, ...], avoid: tuple[str, ...], why: str) -> list[Check]:
@@ -86,10 +92,16 @@ def digest(session: Session) -> list[IntentEvidence]:
     return out
 
 
+def _edits(turns, start: int, end: int) -> list[tuple[int, str]]:
+    return [(i, turns[i].content) for i in range(start + 1, end) if turns[i].kind == "tool_call" and is_edit_tool(turns[i].name)]
+
+
 def _intent(session: Session, turns, start: int, end: int, span_runs: list) -> IntentEvidence:
     lessons: list[Lesson] = []
     checks: list[Check] = []
     last_polarity, corrected, feedback_error = 0, False, False
+    edits = _edits(turns, start, end)
+    fixes_at: list[int] = []
     for i in range(start + 1, end):
         turn = turns[i]
         if turn.kind == "feedback":
@@ -102,12 +114,21 @@ def _intent(session: Session, turns, start: int, end: int, span_runs: list) -> I
         kind = reply_kind(turn.content, is_correction=correction is not None)
         if kind == "adjustment":
             corrected = True
+            fixes_at.append(i)
+            check = edit_check(turn.content, [e for j, e in edits if j < i], [e for j, e in edits if j > i])
             lessons.append(
-                Lesson(text=rule_sentence(turn.content), kind="adjustment", evidence=(f"developer: {turn.content[:200]}",))
+                Lesson(
+                    text=rule_sentence(turn.content),
+                    kind="adjustment",
+                    example=check.value if check else "",
+                    evidence=(f"developer: {turn.content[:200]}",),
+                )
             )
+            checks += [check] if check else []
             last_polarity = 0
         elif correction is not None:
             corrected = True
+            fixes_at.append(i)
             prefer, avoid = correction.prefer, correction.avoid
             if not prefer:
                 prefer, avoid = _from_commands(span_runs, i, avoid)
@@ -145,6 +166,11 @@ def _intent(session: Session, turns, start: int, end: int, span_runs: list) -> I
         and re.search(r"(?i)\b(revert|undo) (that|this|it)\b", turns[i].content)
         for i in range(start + 1, end)
     )
+    fix_at = fixes_at[-1] if fixes_at else None
+    rejected = [r.command for r in span_runs if r.ok is False or (fix_at is not None and r.index < fix_at)]
+    rejected += [e for j, e in edits if fix_at is not None and j < fix_at]
+    accepted = [r.command for r in span_runs if r.ok and (fix_at is None or r.index > fix_at)]
+    accepted += [e for j, e in edits if fix_at is None or j > fix_at]
     return IntentEvidence(
         session_id=session.id,
         source=session.source,
@@ -155,6 +181,8 @@ def _intent(session: Session, turns, start: int, end: int, span_runs: list) -> I
         weak_checks=tuple(weak),
         outcome=_outcome(corrected, last_polarity, last_test, revert, feedback_error),
         files=session.files_touched[:10],
+        rejected=tuple(dict.fromkeys(rejected)),
+        accepted=tuple(dict.fromkeys(accepted)),
     )
 
 

@@ -17,6 +17,7 @@ from skillopt_sleep.replay import pin
 from skillopt_sleep.mine.dream import dream
 from skillopt_sleep.mine import heuristic
 from skillopt_sleep.mine.llm import mine_session
+from skillopt_sleep.mine.memory import read_memory
 from skillopt_sleep.mine.split import session_splits
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.mine.recall import recall
@@ -43,7 +44,8 @@ def mine(night, sessions) -> list[SleepTask]:
     splits = session_splits(
         [s.id for s in sessions], val_fraction=opts.val_fraction, test_fraction=opts.test_fraction, seed=opts.seed
     )
-    mined = heuristic.mine(sessions, splits, project_name=night.project.name)
+    memory = read_memory(night.project)
+    mined = heuristic.mine(sessions, splits, project_name=night.project.name, memory=memory)
     tasks = list(mined.tasks)
     if opts.miner in ("llm", "auto") and night.llm_allowed("miner"):
         if opts.miner == "llm":
@@ -54,7 +56,7 @@ def mine(night, sessions) -> list[SleepTask]:
         pending = 0
         for session in todo:
             try:
-                extra, problems = mine_session(night.clients.optimizer, session, splits[session.id])
+                extra, problems = mine_session(night.clients.optimizer, session, splits[session.id], memory)
             except HandoffPending:  # collect every waiting prompt of the stage, then stop the round
                 pending += 1
                 continue
@@ -71,6 +73,9 @@ def mine(night, sessions) -> list[SleepTask]:
         clusters=mined.clusters,
         recurring_clusters=mined.recurring_clusters,
         dropped_uncheckable=mined.dropped_uncheckable,
+        dropped_generic_checks=mined.dropped_generic_checks,
+        dropped_contradicting=mined.dropped_contradicting,
+        discriminative_checks=mined.discriminative_checks,
         tasks=len(tasks),
         by_split=dict(Counter(t.split for t in tasks)),
         session_splits=dict(Counter(splits.values())),
@@ -141,3 +146,31 @@ def tonight(night, sessions, given: list[SleepTask] | None, pinned: pin.Pinned |
         if directory is not None and night.opts.dream_factor > 0:
             pin.save(directory, night.opts, given, tasks, night.gathered, dreamed=True)
     return tasks
+
+
+def shortfall(tasks: list[SleepTask], min_val: int, mining) -> str:
+    """Why tonight cannot be validated, in plain words ('' when it can): the gate needs
+    ``min_val`` val tasks and at least one train task to learn from."""
+    val = sum(1 for t in tasks if t.split == "val")
+    train = sum(1 for t in tasks if t.split == "train")
+    if val >= min_val and train:
+        return ""
+    if mining.from_file:
+        source = f"the tasks file has {train} train and {val} val task(s)"
+    else:
+        held = mining.session_splits.get("val", 0)
+        sessions = sum(mining.session_splits.values())
+        source = f"{held} of {sessions} session(s) are held out for validation and gave {val} checkable task(s)"
+        lost = []
+        if mining.dropped_uncheckable:
+            lost.append(f"{mining.dropped_uncheckable} intent(s) had no evidence a check could be made from")
+        if mining.dropped_generic_checks:
+            lost.append(f"{mining.dropped_generic_checks} check(s) a generic answer would pass were dropped")
+        source += f" ({'; '.join(lost)})" if lost else ""
+    if val < min_val:
+        head = f"{min_val} validation task(s) needed, {val} found"
+        fix = "run again once more sessions have accumulated, widen --lookback-hours, or lower --min-val"
+    else:
+        head = "1 training task needed, 0 found"
+        fix = "run again once more sessions have accumulated, or lower --val-fraction"
+    return f"{head}: {source}; {fix}"

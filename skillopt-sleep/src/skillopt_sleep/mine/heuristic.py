@@ -3,8 +3,11 @@
 No model is called. Sessions are split first (by session id), intents are clustered
 across *all* sessions to find recurrence, and each (cluster, split) becomes a task
 whose checks come only from its own sessions' evidence: the developer's corrections,
-commands that failed and then passed, and — as weaker evidence — the command that
-worked. A task with no checkable evidence is dropped and counted, never scored from
+commands that failed and then passed, what a corrected edit wrote, and — as weaker
+evidence — the command that worked. Every check must separate the attempt the
+developer accepted from the ones they rejected or a generic answer
+(:mod:`.generic`), and must not contradict the project's memory files
+(:mod:`.memory`). A task with no such check is dropped and counted, never scored from
 its outcome label.
 """
 
@@ -17,7 +20,9 @@ from skillopt.api import Session
 
 from skillopt_sleep.mine.cluster import cluster, medoid
 from skillopt_sleep.mine.digest import IntentEvidence, digest
-from skillopt_sleep.mine.tasks import Lesson, SleepTask, collapse, task_id
+from skillopt_sleep.mine.generic import discriminative, generic_passes
+from skillopt_sleep.mine.memory import ProjectMemory, contradicts, lesson_contradicts
+from skillopt_sleep.mine.tasks import Check, Lesson, SleepTask, collapse, task_id
 from skillopt_sleep.redaction import clip
 
 MAX_INTENT_CHARS = 800
@@ -31,6 +36,18 @@ class MiningReport:
     clusters: int
     dropped_uncheckable: int
     recurring_clusters: int
+    #: checks dropped because a generic answer (or the rejected attempt) passes them too
+    dropped_generic_checks: int = 0
+    #: checks dropped because they contradict the project's memory files
+    dropped_contradicting: int = 0
+    #: checks kept: each fails a generic answer and passes the accepted attempt
+    discriminative_checks: int = 0
+
+
+@attrs.define
+class _Counts:
+    generic: int = 0
+    contradicting: int = 0
 
 
 def merge_lessons(evidence: list[IntentEvidence]) -> tuple[Lesson, ...]:
@@ -46,7 +63,15 @@ def merge_lessons(evidence: list[IntentEvidence]) -> tuple[Lesson, ...]:
     return collapse([attrs.evolve(lesson, support=len(sessions[key])) for key, lesson in by_key.items()])
 
 
-def mine(sessions: list[Session] | tuple[Session, ...], splits: dict[str, str], *, project_name: str = "") -> MiningReport:
+def mine(
+    sessions: list[Session] | tuple[Session, ...],
+    splits: dict[str, str],
+    *,
+    project_name: str = "",
+    memory: ProjectMemory | None = None,
+) -> MiningReport:
+    memory = memory or ProjectMemory()
+    counts = _Counts()
     evidence: list[IntentEvidence] = []
     for session in sessions:
         evidence.extend(digest(session))
@@ -65,7 +90,7 @@ def mine(sessions: list[Session] | tuple[Session, ...], splits: dict[str, str], 
             # session intent, each an independent observation for the gate
             groups_of = [idx] if split == "train" else [[i] for i in idx]
             for group in groups_of:
-                task = _task(evidence, group, texts, cats, split, cluster_key, project_name, len(members))
+                task = _task(evidence, group, texts, cats, split, cluster_key, project_name, memory, counts)
                 if task.checkable:
                     tasks.append(task)
                 else:
@@ -77,22 +102,43 @@ def mine(sessions: list[Session] | tuple[Session, ...], splits: dict[str, str], 
         clusters=len(groups),
         dropped_uncheckable=dropped,
         recurring_clusters=sum(1 for g in groups if len({evidence[i].session_id for i in g}) > 1),
+        dropped_generic_checks=counts.generic,
+        dropped_contradicting=counts.contradicting,
+        discriminative_checks=sum(len(t.checks) for t in tasks),
     )
 
 
-def _task(evidence, idx: list[int], texts, cats, split: str, cluster_key: str, project_name: str, cluster_size: int) -> SleepTask:
+def _checks(items: list[IntentEvidence], memory: ProjectMemory, counts: _Counts) -> list[Check]:
+    """The group's checks that separate what was accepted from what was rejected or a
+    generic answer would do, and agree with the project's memory (at most six)."""
+    categories = {c for ev in items for c in ev.categories}
+    rejected = [text for ev in items for text in ev.rejected]
+    accepted = "\n".join(text for ev in items for text in ev.accepted)
+    kept: dict[tuple[str, str], Check] = {}
+    for pool in ([c for ev in items for c in ev.checks], [c for ev in items for c in ev.weak_checks]):
+        for check in pool:
+            key = (check.op, check.value.lower())
+            if key in kept:
+                continue
+            if contradicts(check, memory):
+                counts.contradicting += 1
+            elif not discriminative(check, rejected=rejected, accepted=accepted, categories=categories):
+                counts.generic += 1
+            else:
+                kept[key] = check
+        if kept:  # the command that merely worked is only a fallback
+            break
+    checks = list(kept.values())[:6]
+    if checks and generic_passes(checks, categories):
+        counts.generic += len(checks)
+        return []
+    return checks
+
+
+def _task(evidence, idx: list[int], texts, cats, split: str, cluster_key: str, project_name: str, memory, counts) -> SleepTask:
     items = [evidence[i] for i in idx]
     face = medoid(idx, texts, cats)
-    checks = []
-    for ev in items:
-        checks.extend(ev.checks)
-    if not checks:
-        for ev in items:
-            checks.extend(ev.weak_checks)
-    unique: dict[tuple[str, str], object] = {}
-    for check in checks:
-        unique.setdefault((check.op, check.value.lower()), check)
-    checks = list(unique.values())[:6]
+    checks = _checks(items, memory, counts)
     outcome = max((ev.outcome for ev in items), key=lambda o: OUTCOME_RANK.get(o, 0))
     files = Counter(f for ev in items for f in ev.files)
     context_lines = []
@@ -111,7 +157,7 @@ def _task(evidence, idx: list[int], texts, cats, split: str, cluster_key: str, p
         outcome=outcome,
         sessions=sessions,
         sources=tuple(sorted({ev.source for ev in items})),
-        lessons=merge_lessons(items),
+        lessons=tuple(lesson for lesson in merge_lessons(items) if not lesson_contradicts(lesson, memory)),
         split=split,
         origin="heuristic",
         support=len(sessions),

@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Message, Session, SkillOptError
 
+from skillopt_sleep.mine.generic import generic_passes
+from skillopt_sleep.mine.memory import ProjectMemory, contradicts
 from skillopt_sleep.replay.judging import validate_checks
 from skillopt_sleep.mine.tasks import Lesson, SleepTask, task_id
 from skillopt_sleep.redaction import clip
@@ -72,8 +74,11 @@ def miner_request(session: Session) -> CompletionRequest:
     )
 
 
-def mine_session(client, session: Session, split: str) -> tuple[list[SleepTask], list[str]]:
-    """Tasks and notes; a spent budget and a prompt waiting for a handoff answer propagate."""
+def mine_session(client, session: Session, split: str, memory: ProjectMemory | None = None) -> tuple[list[SleepTask], list[str]]:
+    """Tasks and notes; a spent budget and a prompt waiting for a handoff answer propagate.
+    The model's checks pass the same screens as mined ones: none contradicting the
+    project's memory files, and a task some generic answer passes is dropped."""
+    memory = memory or ProjectMemory()
     from skillopt_sleep.replay.handoff import HandoffPending
 
     try:
@@ -92,6 +97,10 @@ def mine_session(client, session: Session, split: str) -> tuple[list[SleepTask],
         rubric = clip(str(item.get("rubric") or ""), 400)
         if rubric:
             checks = []
+        checks = [c for c in checks if not contradicts(c, memory)]
+        if checks and generic_passes(checks, ()):
+            notes.append(f"dropped a mined task from {session.id} that a generic answer passes")
+            continue
         if not (checks or rubric):
             notes.append(f"dropped an uncheckable mined task from {session.id}")
             continue

@@ -25,6 +25,7 @@ SCHEMA = "skillopt-sleep-tasks"
 def harvest_tasks(kw: dict) -> dict:
     from skillopt_sleep.harvest import HarvestRequest, harvest
     from skillopt_sleep.mine.heuristic import mine
+    from skillopt_sleep.mine.memory import read_memory
     from skillopt_sleep.mine.split import session_splits
 
     project = Path(kw["project"]).expanduser().resolve()
@@ -52,7 +53,7 @@ def harvest_tasks(kw: dict) -> dict:
         test_fraction=kw.get("test_fraction", 0.0),
         seed=kw.get("seed", 42),
     )
-    mined = mine(result.sessions, splits, project_name=project.name)
+    mined = mine(result.sessions, splits, project_name=project.name, memory=read_memory(project))
     return {
         "schema": SCHEMA,
         "version": 1,

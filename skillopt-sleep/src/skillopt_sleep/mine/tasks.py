@@ -34,6 +34,8 @@ class Lesson:
     avoid: tuple[str, ...] = ()
     support: int = 1
     evidence: tuple[str, ...] = ()
+    #: what following it looks like, from the accepted edit (a regex of its shape)
+    example: str = ""
 
     @property
     def key(self) -> str:

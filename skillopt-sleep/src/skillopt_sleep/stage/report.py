@@ -46,7 +46,9 @@ def render(report: NightReport) -> str:
         lines.append(f"- test (held out, write-only): {_score(s.baseline_test)} → {_score(s.final_test)}")
     lines += [
         f"- harvested {h.sessions} session(s); mined {m.tasks} task(s) from {m.intents} intent(s) in {m.clusters} "
-        f"cluster(s), {m.recurring_clusters} recurring; {m.dropped_uncheckable} uncheckable dropped",
+        f"cluster(s), {m.recurring_clusters} recurring; {m.discriminative_checks} check(s) a generic answer fails; "
+        f"dropped {m.dropped_uncheckable} uncheckable intent(s), {m.dropped_generic_checks} check(s) a generic answer "
+        f"passes, {m.dropped_contradicting} contradicting the memory files",
         *(f"- {esc(line, 300)}" for line in left_out(h.dropped, h.skipped_lines, h.unreadable)),
         f"- usage: {u.calls} call(s), {u.tokens} token(s), ${u.cost_usd:.4f}",
         "",
