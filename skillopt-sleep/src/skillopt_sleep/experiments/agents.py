@@ -52,7 +52,7 @@ def _command(job: str, docs: str) -> str:
     if job == "migrate":
         return f"{uv}alembic revision -m change"
     if job == "tag":
-        return "git tag v1.4.0" if re.search(r"(?i)prefixed with v|\bgit tag v\b", docs) else "git tag 1.4.0"
+        return "git tag v1.4.0" if re.search(r"(?i)prefixed with v|\bgit tag v", docs) else "git tag 1.4.0"
     return "make"
 
 

@@ -1,9 +1,10 @@
 """Proposing bounded edits from tonight's failures.
 
 Two reflectors, usable together. The *heuristic* one needs no model: every failing
-train task carries lessons mined from its own sessions (a correction in the
-developer's words, a command that failed and then passed), ranked by how many failing
-tasks and sessions support them. The *LLM* one shows the optimizer the failures and
+train task carries lessons mined from its own sessions (a correction, a command that
+failed and then passed, a late adjustment an edit shows), ranked by how many failing
+tasks and sessions support them, each written as a general rule with its evidence
+(:mod:`.rules`) or not proposed at all. The *LLM* one shows the optimizer the failures and
 the evidence and asks for at most ``budget`` add/replace/delete edits to the learned
 block, as schema-checked JSON. Either way the gate, not the reflector, decides.
 """
@@ -16,6 +17,7 @@ from itertools import zip_longest
 from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Edit, Message, SkillOptError, normalise_skill
 
 from skillopt_sleep.documents import LEARNED_END, LEARNED_START, Doc, DocEdit
+from skillopt_sleep.learn.rules import rule_for
 from skillopt_sleep.mine.tasks import Lesson, SleepTask
 from skillopt_sleep.redaction import clip
 from skillopt_sleep.replay import ReplayResult
@@ -50,21 +52,27 @@ def _known(docs: Sequence[Doc]) -> str:
 
 
 def heuristic_edits(tasks: Sequence[SleepTask], train: ReplayResult, docs: Sequence[Doc], budget: int) -> list[DocEdit]:
+    """Rules for the lessons of tonight's failing train tasks, those supported by the
+    most failing tasks and sessions first; a lesson that supports no general rule
+    (:func:`~skillopt_sleep.learn.rules.rule_for`) proposes nothing."""
     failing = set(train.failing())
-    ranked: dict[str, tuple[Lesson, set[str]]] = {}
+    ranked: dict[str, tuple[Lesson, set[str], str]] = {}
     for task in tasks:
         if task.id not in failing:
             continue
         for lesson in task.lessons:
-            entry = ranked.setdefault(lesson.key, (lesson, set()))
+            entry = ranked.setdefault(lesson.key, (lesson, set(), task.intent))
             entry[1].add(task.parent or task.id)  # a dream variant is not more evidence
             if (lesson.support, lesson.strength) > (entry[0].support, entry[0].strength):
-                ranked[lesson.key] = (lesson, entry[1])
+                ranked[lesson.key] = (lesson, entry[1], task.intent)
     order = sorted(ranked.values(), key=lambda e: (-len(e[1]), -e[0].support, e[0].kind != "correction", e[0].text))
     known = _known(docs)
     out: list[DocEdit] = []
-    for lesson, task_ids in order:
-        content = "- " + clip(lesson.text, MAX_RULE_CHARS)
+    for lesson, task_ids, request in order:
+        rule = rule_for(lesson, request)
+        if rule is None:
+            continue
+        content = "- " + clip(rule, MAX_RULE_CHARS)
         if normalise_skill(content.lstrip("- ")) in known:
             continue
         why = f"{len(task_ids)} failing task(s), {lesson.support} session(s): " + "; ".join(lesson.evidence[:2])
@@ -74,6 +82,7 @@ def heuristic_edits(tasks: Sequence[SleepTask], train: ReplayResult, docs: Seque
                 edit=Edit(op="append", content=content, rationale=clip(why, 300), support_count=lesson.support),
                 origin="heuristic",
                 lesson=lesson.key,
+                evidence=tuple(clip(line, 300) for line in lesson.evidence),
             )
         )
         if len(out) >= budget:

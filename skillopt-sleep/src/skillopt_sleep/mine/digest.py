@@ -115,16 +115,16 @@ def _intent(session: Session, turns, start: int, end: int, span_runs: list) -> I
         if kind == "adjustment":
             corrected = True
             fixes_at.append(i)
-            check = edit_check(turn.content, [e for j, e in edits if j < i], [e for j, e in edits if j > i])
+            found = edit_check(turn.content, [e for j, e in edits if j < i], [e for j, e in edits if j > i])
             lessons.append(
                 Lesson(
                     text=rule_sentence(turn.content),
                     kind="adjustment",
-                    example=check.value if check else "",
+                    example=found[1] if found else "",
                     evidence=(f"developer: {turn.content[:200]}",),
                 )
             )
-            checks += [check] if check else []
+            checks += [found[0]] if found else []
             last_polarity = 0
         elif correction is not None:
             corrected = True

@@ -35,9 +35,10 @@ def shape(line: str) -> str:
     return anchor + r"\s+".join(parts)
 
 
-def edit_check(adjustment: str, rejected_edits: Sequence[str], accepted_edits: Sequence[str]) -> Check | None:
+def edit_check(adjustment: str, rejected_edits: Sequence[str], accepted_edits: Sequence[str]) -> tuple[Check, str] | None:
     """The line the accepted edit wrote that the rejected one did not and that the
-    adjustment talks about (a heading when it speaks of headings or sections), as a check."""
+    adjustment talks about (a heading when it speaks of headings or sections), as a
+    check, with that line's first two tokens as an example."""
     before = {" ".join(line.split()).lower() for line in written_lines(rejected_edits)}
     new = [line for line in written_lines(accepted_edits) if " ".join(line.split()).lower() not in before]
     if not new:
@@ -49,4 +50,5 @@ def edit_check(adjustment: str, rejected_edits: Sequence[str], accepted_edits: S
         candidates = [line for line in new if words & {w.lower() for w in _WORD.findall(line)}]
     if not candidates:
         return None
-    return Check(op="regex", value=shape(candidates[0]), why="what the corrected edit wrote")
+    line = candidates[0]
+    return Check(op="regex", value=shape(line), why="what the corrected edit wrote"), " ".join(line.split()[:2])

@@ -51,16 +51,30 @@ class _Counts:
 
 
 def merge_lessons(evidence: list[IntentEvidence]) -> tuple[Lesson, ...]:
-    """Lessons deduplicated by what they prefer/avoid; support = distinct sessions."""
+    """Lessons deduplicated by what they prefer/avoid; support = distinct sessions; the
+    evidence of every session kept, each line naming its session."""
     by_key: dict[str, Lesson] = {}
-    sessions: dict[str, set[str]] = defaultdict(set)
+    sessions: dict[str, list[str]] = defaultdict(list)
+    lines: dict[str, list[str]] = defaultdict(list)
     for ev in evidence:
         for lesson in ev.lessons:
             key = lesson.key
-            sessions[key].add(ev.session_id)
+            if ev.session_id not in sessions[key]:
+                sessions[key].append(ev.session_id)
+            lines[key] += [f"{ev.session_id}: {line}" for line in lesson.evidence]
             if key not in by_key or lesson.strength > by_key[key].strength:
                 by_key[key] = lesson
-    return collapse([attrs.evolve(lesson, support=len(sessions[key])) for key, lesson in by_key.items()])
+    return collapse(
+        [
+            attrs.evolve(
+                lesson,
+                support=len(sessions[key]),
+                sessions=tuple(sessions[key]),
+                evidence=tuple(dict.fromkeys(lines[key]))[:6],
+            )
+            for key, lesson in by_key.items()
+        ]
+    )
 
 
 def mine(

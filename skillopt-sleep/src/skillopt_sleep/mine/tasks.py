@@ -34,8 +34,10 @@ class Lesson:
     avoid: tuple[str, ...] = ()
     support: int = 1
     evidence: tuple[str, ...] = ()
-    #: what following it looks like, from the accepted edit (a regex of its shape)
+    #: what following it looks like, from the accepted edit (its first tokens: ``## [1.4.1]``)
     example: str = ""
+    #: the sessions it was seen in
+    sessions: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:
@@ -102,6 +104,10 @@ def collapse(lessons: list[Lesson] | tuple[Lesson, ...]) -> tuple[Lesson, ...]:
         )
         if same is None:
             kept.append(lesson)
-        elif lesson.support > same.support:
-            kept[kept.index(same)] = attrs.evolve(same, support=lesson.support)
+        else:
+            sessions = tuple(dict.fromkeys(same.sessions + lesson.sessions))
+            evidence = tuple(dict.fromkeys(same.evidence + lesson.evidence))[:6]
+            kept[kept.index(same)] = attrs.evolve(
+                same, sessions=sessions, evidence=evidence, support=max(same.support, lesson.support, len(sessions))
+            )
     return tuple(kept)

@@ -55,9 +55,11 @@ def render(report: NightReport) -> str:
         "## Accepted edits",
         "",
     ]
-    lines += [f"- [{esc(e.doc)}] {esc(e.edit.content, 300)}  \n  _why_: {esc(e.edit.rationale, 300)}" for e in report.accepted_edits] or [
-        "(none)"
-    ]
+    for e in report.accepted_edits:
+        lines.append(f"- [{esc(e.doc)}] {esc(e.edit.content, 300)}  \n  _why_: {esc(e.edit.rationale, 300)}")
+        lines += [f"  - _evidence_: {esc(line, 240)}" for line in e.evidence[:4]]
+    if not report.accepted_edits:
+        lines.append("(none)")
     lines += ["", "## Rejected edits", ""]
     lines += [f"- [{esc(e.doc)}] {esc(e.edit.content, 300)}  \n  _rejected_: {esc(e.reason, 300)}" for e in report.rejected_edits] or [
         "(none)"
