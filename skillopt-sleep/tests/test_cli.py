@@ -138,6 +138,9 @@ def test_a_night_shows_its_backends_stages_and_replays_on_stderr(fixture_home, f
     err = res.stderr
     assert "backends: optimizer scripted" in err and "target scripted" in err
     assert "harvest: 7 session(s)" in err
+    assert "; 300 s per call" in err, "the per-call deadline is shown (scripted stands in for the embedded model)"
+    flat = " ".join(err.split())  # rich wraps long lines
+    assert re.search(r"mine: \d+ intent\(s\) in \d+ cluster\(s\), \d+ recurring; \d+ task\(s\) with \d+ check\(s\) a generic answer fails", flat)
     out = json.loads(res.stdout)
     assert f"tasks: {out['report']['mining']['tasks']} (" in err
     assert "replay baseline-val: 4 attempt(s), mixed 0.00" in err  # every replay: attempts, score, seconds
@@ -150,6 +153,7 @@ def test_the_night_summary_rounds_scores_and_never_prints_none(fixture_home, fix
     args = [a for a in _args(project, fixtures_dir) if a != "--json"]
     res = run_cli("sleep", "dry-run", *args)
     assert res.exit_code == 0, res.output
+    assert "  backends: optimizer scripted scripted, target scripted scripted" in res.output, "the summary names the backend"
     summary = next(line for line in res.output.splitlines() if "sessions" in line and " val " in line)
     assert re.search(r"val (\d\.\d\d|not measured) → (\d\.\d\d|not measured),", summary), summary
     assert "None" not in res.output

@@ -53,8 +53,7 @@ def run_night(
 
         reporter = RichReporter(clients.ledger)
     night = Night(opts, clients, dry_run=dry_run, now=now, reporter=reporter)
-    names = sorted(clients.names.items())
-    night.say("backends: " + ", ".join(f"{role} {name.rstrip(':').replace(':', ' ')}" for role, name in names))
+    night.say("backends: " + clients.describe())
     try:
         result = _run(night, tasks)
     finally:

@@ -136,6 +136,7 @@ class Night:
             agent=g.agent,
             sources=g.sources,
             backends=dict(self.clients.names),
+            call_timeout_s=getattr(self.clients, "call_timeout_s", None),
             harvest=g.harvest,
             mining=g.mining,
             tasks=g.tasks,
@@ -218,8 +219,10 @@ class Night:
             workers=self.opts.workers,
         )
         failed = [a.feedback for a in result.attempts if a.status == "error"]
+        judged = sum(1 for t in tasks if t.rubric and not t.checks) * (repeats or self.opts.repeats)
         self.say(
             f"{label}: {len(result.attempts)} attempt(s), {self.metric} {result.evaluation().mean(self.metric):.2f}"
+            + (f", {judged} judged by the optimizer" if judged else "")
             + (f", {len(failed)} failed (first: {failed[0][:120]})" if failed else "")
             + f" ({time.monotonic() - started:.0f} s)"
         )

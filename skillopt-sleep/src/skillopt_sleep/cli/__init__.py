@@ -47,6 +47,14 @@ BackendOption = Annotated[
 ]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the model call cache.")]
 Workers = Annotated[int, typer.Option("--workers", help="Parallel replays.")]
+Timeout = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        help="Seconds one model call may take (default: fitted to the backend: 300 for the embedded CPU model, "
+        "600 for an agent CLI in mode=agent, else 120).",
+    ),
+]
 Miner = Annotated[str, typer.Option("--miner", help="heuristic (no model), llm, or auto (both when a capable model is set).")]
 Reflector = Annotated[str, typer.Option("--reflector", help="heuristic (no model), llm, or auto.")]
 EditBudget = Annotated[int, typer.Option("--edit-budget", help="Most edits proposed per night.")]
@@ -110,6 +118,7 @@ def _night_command(dry_run: bool):
         backend_option: BackendOption = None,
         no_cache: NoCache = False,
         workers: Workers = 4,
+        timeout: Timeout = None,
         miner: Miner = "auto",
         reflector: Reflector = "auto",
         edit_budget: EditBudget = 4,

@@ -71,6 +71,7 @@ def build_options(kw: dict):
         backend_options={k: _typed(v) for k, v in _pairs(kw.get("backend_option"), "--backend-option")},
         use_cache=not kw.get("no_cache", False),
         workers=kw.get("workers", 4),
+        timeout_s=kw.get("timeout"),
         miner=kw.get("miner", "auto"),
         reflector=kw.get("reflector", "auto"),
         edit_budget=kw.get("edit_budget", 4),
@@ -112,7 +113,9 @@ def night(*, dry_run: bool, **kw) -> None:
     except KeyboardInterrupt:
         raise fail("interrupted; nothing was staged", code=130) from None
     except SkillOptError as exc:
-        raise fail(str(exc)) from None
+        from skillopt_sleep.options import in_sleep_terms
+
+        raise fail(in_sleep_terms(str(exc))) from None
     report = result.report
     if as_json:
         print_json(
@@ -127,6 +130,8 @@ def night(*, dry_run: bool, **kw) -> None:
         return
     scores = report.scores
     info(f"night {report.night}: [bold]{result.status}[/bold] — {result.reason}")
+    if report.backends:
+        info("  backends: " + ", ".join(f"{role} {name.rstrip(':').replace(':', ' ')}" for role, name in sorted(report.backends.items())))
     info(
         f"  sessions {report.harvest.sessions}, tasks {report.mining.tasks}, "
         f"val {_score(scores.baseline_val)} → {_score(scores.final_val)}, calls {report.usage.calls}"

@@ -46,6 +46,12 @@ def mine(night, sessions) -> list[SleepTask]:
     )
     memory = read_memory(night.project)
     mined = heuristic.mine(sessions, splits, project_name=night.project.name, memory=memory)
+    night.say(
+        f"mine: {mined.intents} intent(s) in {mined.clusters} cluster(s), {mined.recurring_clusters} recurring; "
+        f"{len(mined.tasks)} task(s) with {mined.discriminative_checks} check(s) a generic answer fails"
+        + (f"; dropped {mined.dropped_generic_checks} check(s) a generic answer passes" if mined.dropped_generic_checks else "")
+        + (f", {mined.dropped_contradicting} contradicting {', '.join(memory.files)}" if mined.dropped_contradicting else "")
+    )
     tasks = list(mined.tasks)
     if opts.miner in ("llm", "auto") and night.llm_allowed("miner"):
         if opts.miner == "llm":
@@ -54,7 +60,8 @@ def mine(night, sessions) -> list[SleepTask]:
             covered = {sid for t in tasks for sid in t.sessions}
             todo = [s for s in sessions if s.id not in covered][: opts.max_tasks]
         pending = 0
-        for session in todo:
+        for n, session in enumerate(todo, 1):
+            night.reporter.items("mine (model)", n - 1, len(todo))
             try:
                 extra, problems = mine_session(night.clients.optimizer, session, splits[session.id], memory)
             except HandoffPending:  # collect every waiting prompt of the stage, then stop the round

@@ -19,6 +19,7 @@ from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Evaluatio
 from skillopt_sleep.documents import Doc
 from skillopt_sleep.replay.judging import score_checks, score_rubric
 from skillopt_sleep.mine.tasks import SleepTask
+from skillopt_sleep.options import in_sleep_terms
 from skillopt_sleep.redaction import clip
 from skillopt_sleep.sentinel import mark
 
@@ -117,7 +118,8 @@ def _one(task: SleepTask, docs, repeat: int, target, judge, project_name: str, s
     except (BudgetExceeded, Cancelled):
         raise
     except SkillOptError as exc:
-        return Attempt(task_id=task.id, repeat=repeat, status="error", feedback=clip(f"{type(exc).__name__}: {exc}", 300))
+        feedback = in_sleep_terms(f"{type(exc).__name__}: {exc}")
+        return Attempt(task_id=task.id, repeat=repeat, status="error", feedback=clip(feedback, 300))
     return Attempt(
         task_id=task.id,
         repeat=repeat,
