@@ -247,6 +247,27 @@ def schedule(
     actions.schedule(**kw)
 
 
+@sleep_app.command("session-end")
+def session_end(
+    min_hours: Annotated[
+        float, typer.Option("--min-hours", help="Start no night if the last one started less than this many hours ago.")
+    ] = 6.0,
+    source: Source = None,
+    backend: Backend = "auto",
+    model: Model = "",
+    backend_option: BackendOption = None,
+    lookback_hours: Lookback = 168.0,
+    max_calls: MaxCalls = None,
+    max_cost: MaxCost = None,
+) -> None:
+    """For a SessionEnd hook: read the hook's JSON on stdin and stage a night for its
+    project in the background (never adopts; returns at once; always exits 0)."""
+    kw = dict(locals())
+    from skillopt_sleep.cli import actions
+
+    actions.session_end(**kw)
+
+
 @sleep_app.command("unschedule")
 def unschedule(
     project: Project = Path("."),

@@ -274,7 +274,9 @@ def diff(*, night: str | None, project: Path, as_json: bool) -> None:
         typer.echo(d["diff"] or f"(no change to {d['path']})")
 
 
-def _schedule_args(kw: dict) -> list[str]:
+def _night_args(kw: dict) -> list[str]:
+    """The `run` options a scheduled or hook-started night is given (never --auto-adopt
+    unless the caller has and set that option)."""
     args: list[str] = []
     for src in kw.get("source") or []:
         args += ["--source", src]
@@ -300,7 +302,7 @@ def schedule(**kw) -> None:
     project = Path(kw["project"]).resolve()
     try:
         line = sched.cron_line(
-            project, hour=kw["hour"], minute=kw["minute"], args=_schedule_args(kw), log=project_state_dir(project) / "cron.log"
+            project, hour=kw["hour"], minute=kw["minute"], args=_night_args(kw), log=project_state_dir(project) / "cron.log"
         )
         if kw["print_only"]:
             installed = False
@@ -315,6 +317,19 @@ def schedule(**kw) -> None:
         info(f"installed: {line}")
     else:
         typer.echo(line)
+
+
+def session_end(**kw) -> None:
+    import sys
+
+    from skillopt_sleep.hook import session_end as handle
+
+    stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    try:
+        line = handle(stdin, _night_args(kw), min_hours=kw["min_hours"])
+    except (SkillOptError, OSError) as exc:  # a hook must never disturb the agent it runs in
+        line = f"skillopt sleep: no night started: {exc}"
+    info(line)
 
 
 def unschedule(*, project: Path, everything: bool, crontab_file: Path | None, as_json: bool) -> None:
