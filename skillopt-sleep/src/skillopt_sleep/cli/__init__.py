@@ -288,12 +288,21 @@ def experiment(
     assert_improves: Annotated[
         bool, typer.Option("--assert-improves", help="Exit 1 unless held-out improves and the harmful edit is blocked.")
     ] = False,
+    home: Annotated[
+        bool,
+        typer.Option(
+            "--home",
+            help="Run the fixture-home experiment instead: seven agents' real formats, recurring jobs, traps and "
+            "planted secrets; reports what was found, mined and staged.",
+        ),
+    ] = False,
     as_json: Json = False,
 ) -> None:
-    """The deterministic persona experiment: the gated cycle improves held-out score and blocks a harmful edit."""
+    """The deterministic experiments: personas (the gated cycle improves held-out score and blocks a harmful edit)
+    or, with --home, a realistic home directory."""
     from skillopt_sleep.cli import actions
 
-    actions.experiment(persona=persona, seeds=seeds, assert_improves=assert_improves, as_json=as_json)
+    actions.experiment(persona=persona, seeds=seeds, assert_improves=assert_improves, home=home, as_json=as_json)
 
 
 @hookimpl

@@ -345,14 +345,17 @@ def unschedule(*, project: Path, everything: bool, crontab_file: Path | None, as
         info(f"removed {removed} entr{'y' if removed == 1 else 'ies'}")
 
 
-def experiment(*, persona: str, seeds: int, assert_improves: bool, as_json: bool) -> None:
+def experiment(*, persona: str, seeds: int, assert_improves: bool, home: bool, as_json: bool) -> None:
+    from skillopt_sleep.experiments.home_run import home_verdict, run_home_experiment
     from skillopt_sleep.experiments.run import run_experiment, verdict
 
     try:
-        results = run_experiment(persona=persona, seeds=seeds)
+        results = run_home_experiment(seeds=seeds) if home else run_experiment(persona=persona, seeds=seeds)
     except SkillOptError as exc:
         raise fail(str(exc)) from None
-    ok, summary = verdict(results)
+    ok, summary = home_verdict(results) if home else verdict(results)
+    if home and not as_json:
+        summary = {**summary, "runs": results}
     if as_json:
         print_json({"ok": ok, "summary": summary, "runs": results})
     else:

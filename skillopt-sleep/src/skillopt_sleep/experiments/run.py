@@ -10,7 +10,6 @@ whether the harmful rule was blocked.
 
 from __future__ import annotations
 
-import os
 import tempfile
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 from skillopt.api import ScriptedBackend
 
 from skillopt_sleep.experiments.agents import HARMFUL_RULE, convention_agent, optimizer
+from skillopt_sleep.experiments.isolation import skillopt_home
 from skillopt_sleep.experiments.personas import PERSONAS, sessions
 from skillopt_sleep.experiments.transcripts import WRITERS
 
@@ -97,18 +97,10 @@ def run_experiment(*, persona: str = "all", seeds: int = 3) -> list[dict]:
 
             raise ConfigError(f"--persona: unknown persona {name!r}; bundled: {', '.join(PERSONAS)}, all")
     results = []
-    previous = os.environ.get("SKILLOPT_HOME")
-    with tempfile.TemporaryDirectory(prefix="skillopt-sleep-exp-") as tmp:
-        os.environ["SKILLOPT_HOME"] = str(Path(tmp) / "skillopt-home")
-        try:
-            for name in names:
-                for seed in range(seeds):
-                    results.append(_one(name, 42 + seed, Path(tmp) / f"{name}-{seed}"))
-        finally:
-            if previous is None:
-                os.environ.pop("SKILLOPT_HOME", None)
-            else:
-                os.environ["SKILLOPT_HOME"] = previous
+    with tempfile.TemporaryDirectory(prefix="skillopt-sleep-exp-") as tmp, skillopt_home(Path(tmp) / "skillopt-home"):
+        for name in names:
+            for seed in range(seeds):
+                results.append(_one(name, 42 + seed, Path(tmp) / f"{name}-{seed}"))
     return results
 
 

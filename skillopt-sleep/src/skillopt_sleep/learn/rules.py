@@ -16,6 +16,7 @@ evidence (sessions and the developer's lines) travels with the proposal, not in 
 from __future__ import annotations
 
 import re
+from pathlib import PurePath
 
 from skillopt_sleep.mine.commands import category_of
 from skillopt_sleep.mine.tasks import Lesson
@@ -43,6 +44,8 @@ _NOISE = re.compile(
 _CLAUSE_SPLIT = re.compile(
     r"\s*(?:[.;!?\u2014\u2013]|\s-\s|,\s*(?:and|but|that's|that is|which|because|since|thanks|thank you|please|cheers)\b|\band\b)\s*"
 )
+_OBJECT = re.compile(r"^(\w+)\s+(?:it|this|that|them)\b")
+_TRAILING = re.compile(r"(?i)[\s,]+(?:please|pls|thanks|thank you)\s*$")
 _VERSION = re.compile(r"\d+(?:\.\d+){1,3}")
 _GIST_END = re.compile(r"(?i)\s+(?:for|about|in|on|to|so|because|and|with|from|after|before|since|that|which)\b|[,.;:!?(]")
 
@@ -63,7 +66,7 @@ def imperative_clause(text: str) -> str | None:
         clause = _NOISE.sub("", clause.strip()).strip(" ,")
         words = clause.split()
         if len(words) >= 2 and words[0].lower() in IMPERATIVE:
-            return words[0].lower() + (" " + " ".join(words[1:]) if len(words) > 1 else "")
+            return _TRAILING.sub("", words[0].lower() + " " + " ".join(words[1:]))
     return None
 
 
@@ -99,8 +102,13 @@ def rule_for(lesson: Lesson, request: str = "") -> str | None:
     clause = imperative_clause(lesson.text)
     if clause is None:
         return None
-    job = job_of(request)
-    rule = f"When {job}, {clause}" if job else clause[0].upper() + clause[1:]
+    if lesson.where:  # an edit shows it: the condition is the file, "it" is what is added there
+        condition = f"When you edit `{PurePath(lesson.where).name}`"
+        clause = _OBJECT.sub(lambda m: m.group(1) + " what you add", clause, count=1)
+    else:
+        job = job_of(request)
+        condition = f"When {job}" if job else ""
+    rule = f"{condition}, {clause}" if condition else clause[0].upper() + clause[1:]
     if lesson.example:
         rule += f" (e.g. `{generalise(lesson.example)}`)"
     return rule + "."

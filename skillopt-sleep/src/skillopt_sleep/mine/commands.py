@@ -62,6 +62,8 @@ class CommandRun:
     ok: bool | None
     exit_code: int | None
     index: int
+    #: the command segment the signature was taken from (arguments included)
+    segment: str = ""
     #: for a test run, what its summary counted
     tests: SuiteCounts | None = None
 
@@ -190,6 +192,7 @@ def runs(session: Session) -> list[CommandRun]:
                 command=turn.content,
                 category=category,
                 signature=signature(seg),
+                segment=seg,
                 ok=outcome.ok if outcome else None,
                 exit_code=outcome.exit_code if outcome else None,
                 tests=outcome.tests if outcome else None,
@@ -197,6 +200,15 @@ def runs(session: Session) -> list[CommandRun]:
             )
         )
     return out
+
+
+def avoided_form(failed: CommandRun, fixed: str, later_signature: str) -> str:
+    """What a lesson avoids: the failed invocation when the tool changed, its arguments
+    too when only they did (``git tag 1.8.0`` against ``git tag v1.8.0``: the bare
+    ``git tag`` signature would forbid the fix itself)."""
+    if fixed.startswith(failed.signature + " ") and failed.segment:
+        return " ".join(failed.segment.split()[: len(fixed.split())])
+    return failed.signature if fixed == later_signature else (core(failed.signature) or failed.signature)
 
 
 def fixes(command_runs: list[CommandRun]) -> list[CommandFix]:
@@ -210,7 +222,7 @@ def fixes(command_runs: list[CommandRun]) -> list[CommandFix]:
                 continue
             if later.ok and later.signature and later.signature != run.signature:
                 fixed = preferred_form(later.signature, run.signature)
-                failed = run.signature if fixed == later.signature else (core(run.signature) or run.signature)
+                failed = avoided_form(run, fixed, later.signature)
                 out.append(
                     CommandFix(
                         category=run.category,

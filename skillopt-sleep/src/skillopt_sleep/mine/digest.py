@@ -121,6 +121,7 @@ def _intent(session: Session, turns, start: int, end: int, span_runs: list) -> I
                     text=rule_sentence(turn.content),
                     kind="adjustment",
                     example=found[1] if found else "",
+                    where=found[2] if found else "",
                     evidence=(f"developer: {turn.content[:200]}",),
                 )
             )
@@ -197,5 +198,5 @@ def _from_commands(span_runs: list, at: int, avoid: tuple[str, ...]) -> tuple[tu
     if not after or not after[0].signature or after[0].signature == before[-1].signature:
         return (), avoid
     fixed = cmd.preferred_form(after[0].signature, before[-1].signature)
-    failed = before[-1].signature if fixed == after[0].signature else cmd.core(before[-1].signature)
+    failed = cmd.avoided_form(before[-1], fixed, after[0].signature)
     return (fixed,), avoid or ((failed,) if failed else ())

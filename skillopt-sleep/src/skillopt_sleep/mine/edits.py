@@ -35,10 +35,10 @@ def shape(line: str) -> str:
     return anchor + r"\s+".join(parts)
 
 
-def edit_check(adjustment: str, rejected_edits: Sequence[str], accepted_edits: Sequence[str]) -> tuple[Check, str] | None:
+def edit_check(adjustment: str, rejected_edits: Sequence[str], accepted_edits: Sequence[str]) -> tuple[Check, str, str] | None:
     """The line the accepted edit wrote that the rejected one did not and that the
     adjustment talks about (a heading when it speaks of headings or sections), as a
-    check, with that line's first two tokens as an example."""
+    check, with that line's first two tokens as an example and the file it went to."""
     before = {" ".join(line.split()).lower() for line in written_lines(rejected_edits)}
     new = [line for line in written_lines(accepted_edits) if " ".join(line.split()).lower() not in before]
     if not new:
@@ -51,4 +51,5 @@ def edit_check(adjustment: str, rejected_edits: Sequence[str], accepted_edits: S
     if not candidates:
         return None
     line = candidates[0]
-    return Check(op="regex", value=shape(line), why="what the corrected edit wrote"), " ".join(line.split()[:2])
+    path = next((d.splitlines()[0] for d in accepted_edits if line in d.splitlines()[1:]), "")
+    return Check(op="regex", value=shape(line), why="what the corrected edit wrote"), " ".join(line.split()[:2]), path

@@ -38,6 +38,8 @@ class Lesson:
     example: str = ""
     #: the sessions it was seen in
     sessions: tuple[str, ...] = ()
+    #: the file the accepted edit changed, for a lesson an edit shows
+    where: str = ""
 
     @property
     def key(self) -> str:
