@@ -46,7 +46,7 @@ def build_sqlite(sql_file: Path, db: Path) -> Path:
 
 def _copy_rewritten(src: Path, dst: Path, project: Path) -> None:
     """Copy a fixture tree, pointing every reference to the fixture project at ``project``."""
-    from skillopt_sleep.harvesters.cursor import slug
+    from skillopt_sleep.harvest.cursor import slug
 
     for path in sorted(src.rglob("*")):
         rel = Path(str(path.relative_to(src)).replace("home-dev-code-shop-api", slug(str(project))))

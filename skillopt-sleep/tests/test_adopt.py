@@ -13,7 +13,8 @@ from skillopt_sleep import documents
 from skillopt_sleep.adopt.adopt import AdoptRefused, adopt, adopted_nights, recover, rollback
 from skillopt_sleep.adopt.lock import LockBusy, is_stale, project_lock
 from skillopt_sleep.evidence import EvidenceLog
-from skillopt_sleep.staging.writer import stage
+from skillopt_sleep.report import NightReport
+from skillopt_sleep.stage.writer import stage
 from skillopt_sleep.state import project_state_dir
 
 MEMORY = b"# shop-api\r\n\r\nHand-written notes \xe2\x80\x94 keep me.\r\n"
@@ -40,7 +41,7 @@ def _stage(project, rule, name, memory_rule="- Tags are prefixed with v."):
     return stage(
         project,
         night=1,
-        report={"night": 1, "status": "accepted"},
+        report=NightReport(night=1, project=str(project), started=name, status="accepted"),
         evidence=EvidenceLog(),
         before=before,
         after=after,

@@ -40,3 +40,40 @@ def test_a_night_replays_through_the_agent_cli_and_sends_it_no_secret(
     blob = json.dumps(calls)
     assert not [s for s in planted_secrets if s in blob]
     assert all(Path(c["cwd"]) != project for c in calls)  # never run in the developer's checkout
+
+
+def test_a_missing_agent_cli_names_this_commands_flags(fixture_home, run_cli, tmp_path, monkeypatch):
+    """Regression: the claude-cli hint named `--set model.target.options.path=…`, a flag
+    `skillopt sleep` does not have; it names `--backend-option path=…` here."""
+    _home, project = fixture_home
+    empty = tmp_path / "empty-bin"
+    empty.mkdir()
+    monkeypatch.setenv("PATH", str(empty))
+    monkeypatch.delenv("SKILLOPT_CLAUDE_BIN", raising=False)
+    res = run_cli("sleep", "dry-run", "--project", str(project), "--lookback-hours", "0", "--backend", "claude-cli")
+    assert res.exit_code == 2, res.output
+    assert "--backend-option path=" in res.output and "--set" not in res.output, res.output
+
+
+def test_the_deadline_fits_the_backend():
+    from skillopt_sleep.clients import AGENT_MODE_TIMEOUT_S, call_timeout
+
+    class Embedded:
+        small_model = True
+
+    class Provider:
+        small_model = False
+
+    assert call_timeout(Embedded, {}, None) == 300.0, "the embedded CPU model gets the core's small-model deadline"
+    assert call_timeout(Provider, {"mode": "agent"}, None) == AGENT_MODE_TIMEOUT_S
+    assert call_timeout(Provider, {}, None) == 120.0
+    assert call_timeout(Embedded, {}, 45.0) == 45.0, "--timeout wins"
+
+
+def test_the_embedded_model_gets_its_deadline_before_any_call(tmp_path):
+    from skillopt_sleep.clients import run_config
+    from skillopt_sleep.options import SleepOptions
+
+    assert run_config(SleepOptions(project=tmp_path, backend="local")).model.timeout_s == 300.0
+    assert run_config(SleepOptions(project=tmp_path, backend="openai")).model.timeout_s == 120.0
+    assert run_config(SleepOptions(project=tmp_path, backend="local", timeout_s=900)).model.timeout_s == 900.0

@@ -138,6 +138,9 @@ def test_a_night_shows_its_backends_stages_and_replays_on_stderr(fixture_home, f
     err = res.stderr
     assert "backends: optimizer scripted" in err and "target scripted" in err
     assert "harvest: 7 session(s)" in err
+    assert "; 300 s per call" in err, "the per-call deadline is shown (scripted stands in for the embedded model)"
+    flat = " ".join(err.split())  # rich wraps long lines
+    assert re.search(r"mine: \d+ intent\(s\) in \d+ cluster\(s\), \d+ recurring; \d+ task\(s\) with \d+ check\(s\) a generic answer fails", flat)
     out = json.loads(res.stdout)
     assert f"tasks: {out['report']['mining']['tasks']} (" in err
     assert "replay baseline-val: 4 attempt(s), mixed 0.00" in err  # every replay: attempts, score, seconds
@@ -150,6 +153,24 @@ def test_the_night_summary_rounds_scores_and_never_prints_none(fixture_home, fix
     args = [a for a in _args(project, fixtures_dir) if a != "--json"]
     res = run_cli("sleep", "dry-run", *args)
     assert res.exit_code == 0, res.output
+    assert "  backends: optimizer scripted scripted, target scripted scripted" in res.output, "the summary names the backend"
     summary = next(line for line in res.output.splitlines() if "sessions" in line and " val " in line)
     assert re.search(r"val (\d\.\d\d|not measured) → (\d\.\d\d|not measured),", summary), summary
     assert "None" not in res.output
+
+
+def test_skipped_lines_and_unreadable_stores_are_reported_to_people(fixture_home, fixtures_dir, run_cli):
+    """Regression: corrupt JSONL lines were skipped without a count, and a broken SQLite
+    store's warning appeared only with --json."""
+    home, project = fixture_home
+    rollout = next((home / ".codex" / "sessions").rglob("rollout-*.jsonl"))
+    with rollout.open("a", encoding="utf-8") as fh:
+        fh.write('{"timestamp": "2025-09-15T10:03:00Z", "type": "event_msg", "payload": {"type": "agent_mess\n[1, 2]\n')
+    store = home / ".local" / "share" / "opencode" / "opencode.db"
+    store.write_bytes(b"this is not a sqlite database" * 40)
+    night_args = [a for a in _args(project, fixtures_dir) if a != "--json"]
+    for command, args in (("harvest", ["--project", str(project), "--lookback-hours", "0"]), ("dry-run", night_args)):
+        res = run_cli("sleep", command, *args)
+        assert res.exit_code == 0, res.output
+        assert "codex: 2 line(s) were not JSON and were skipped" in res.stderr, res.stderr
+        assert "unreadable: opencode: DatabaseError" in res.stderr, res.stderr

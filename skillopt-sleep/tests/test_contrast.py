@@ -14,11 +14,11 @@ from skillopt.calls.cache import request_key
 from skillopt.records import CompletionRequest, Message
 from skillopt.scripted import ScriptedBackend
 from skillopt_sleep.clients import from_backends
-from skillopt_sleep.contrast import STAGE, contrast_request, pick
+from skillopt_sleep.learn.contrast import STAGE, contrast_request, pick
 from skillopt_sleep.cycle import run_night
 from skillopt_sleep.documents import Doc
 from skillopt_sleep.experiments.agents import HARMFUL_RULE, convention_agent, optimizer
-from skillopt_sleep.mining.tasks import Check, SleepTask
+from skillopt_sleep.mine.tasks import Check, SleepTask
 from skillopt_sleep.options import SleepOptions
 from skillopt_sleep.replay import replay
 from skillopt_sleep.sentinel import SENTINEL
@@ -106,12 +106,12 @@ def test_night_with_rollouts_reflects_on_contrasts_deterministically(fixture_hom
     assert STAGE in stages and "sleep-reflect" not in stages, "contrastive edits came back: no fallback call"
     prompt = next(r for r in seen if r.stage == STAGE).messages[1].content
     assert "GOOD attempt" in prompt and "BAD attempt" in prompt
-    contrast = result.report["contrast"]
-    train = [t["id"] for t in result.report["tasks"] if t["split"] == "train"]
-    assert contrast["rollouts"] == 3 and contrast["tasks"] and {t["id"] for t in contrast["tasks"]} <= set(train)
-    assert [(e["content"], e["origin"]) for e in result.report["accepted_edits"]] == [(UV_RULE, "contrast")]
+    contrast = result.report.contrast
+    train = [t.id for t in result.report.tasks if t.split == "train"]
+    assert contrast.rollouts == 3 and contrast.tasks and {t.id for t in contrast.tasks} <= set(train)
+    assert [(e.edit.content, e.origin) for e in result.report.accepted_edits] == [(UV_RULE, "contrast")]
     again, _ = _night(project, lucky_agent, dream_rollouts=3, reflector="llm")
-    assert again.report["contrast"] == contrast and again.report["accepted_edits"] == result.report["accepted_edits"]
+    assert again.report.contrast == contrast and again.report.accepted_edits == result.report.accepted_edits
 
 
 def test_no_spread_falls_back_to_normal_reflection(fixture_home):
@@ -120,21 +120,21 @@ def test_no_spread_falls_back_to_normal_reflection(fixture_home):
     result, seen = _night(project, convention_agent, dream_rollouts=3)
     stages = [r.stage for r in seen]
     assert STAGE not in stages and "sleep-reflect" in stages
-    assert result.report["contrast"]["tasks"] == []
-    assert any("no train task varied across its 3 rollouts" in n for n in result.report["notes"])
-    assert any(e["content"] == HARMFUL_RULE for e in result.report["rejected_edits"]), "the gate still decides"
+    assert result.report.contrast.tasks == ()
+    assert any("no train task varied across its 3 rollouts" in n for n in result.report.notes)
+    assert any(e.edit.content == HARMFUL_RULE for e in result.report.rejected_edits), "the gate still decides"
 
 
 def test_rollouts_are_not_spent_without_an_llm_reflector(fixture_home):
     _home, project = fixture_home
     plain, _ = _night(project, lucky_agent, reflector="heuristic")
     result, _ = _night(project, lucky_agent, reflector="heuristic", dream_rollouts=3)
-    assert result.report["usage"]["calls"] == plain.report["usage"]["calls"]
-    assert any("--dream-rollouts ignored" in n for n in result.report["notes"]) and "contrast" not in result.report
+    assert result.report.usage.calls == plain.report.usage.calls
+    assert any("--dream-rollouts ignored" in n for n in result.report.notes) and result.report.contrast is None
 
 
 def test_one_rollout_is_the_plain_night(fixture_home):
     _home, project = fixture_home
     result, seen = _night(project, lucky_agent)
-    assert "contrast" not in result.report and STAGE not in [r.stage for r in seen]
+    assert result.report.contrast is None and STAGE not in [r.stage for r in seen]
     assert "sleep-reflect" in [r.stage for r in seen]

@@ -44,9 +44,9 @@ def test_cycle_stages_an_accepted_night(fixture_home):
     assert documents.LEARNED_START in proposed and "uv run" in proposed
     assert HARMFUL_RULE not in proposed, "the gate must block the harmful rule"
     report = result.report
-    assert any(e["content"] == HARMFUL_RULE for e in report["rejected_edits"])
-    assert report["scores"]["final_val"] > report["scores"]["baseline_val"]
-    assert report["usage"]["tokens"] == clients.ledger.totals().tokens > 0, "usage comes from the backends"
+    assert any(e.edit.content == HARMFUL_RULE for e in report.rejected_edits)
+    assert report.scores.final_val > report.scores.baseline_val
+    assert report.usage.tokens == clients.ledger.totals().tokens > 0, "usage comes from the backends"
     assert not (project / ".claude").exists(), "nothing live is written during a night"
 
 
@@ -216,4 +216,34 @@ def test_usd_budget_counts_real_cost(fixture_home):
     totals = clients.ledger.totals()
     assert result.status == "budget_stopped" and "cost budget" in result.reason
     assert totals.calls == 5 and totals.cost_usd == pytest.approx(0.05)
-    assert result.report["usage"]["cost_usd"] == pytest.approx(0.05)
+    assert result.report.usage.cost_usd == pytest.approx(0.05)
+
+
+def test_the_report_is_one_typed_record_through_the_project_converter(fixture_home):
+    """report.json is the NightReport serialised by the shared cattrs converter: it reads
+    back into the same record, gate decisions as core Verdicts and edits as core Edits."""
+    from skillopt.api import Edit, Verdict, from_data
+    from skillopt_sleep.report import NightReport
+
+    _home, project = fixture_home
+    result, _ = _night(project)
+    written = json.loads((result.staging / "report.json").read_text())
+    again = from_data(written, NightReport)
+    assert again == result.report
+    assert all(isinstance(t.verdict, Verdict) for t in again.trials) and again.trials
+    assert all(isinstance(e.edit, Edit) for e in again.accepted_edits + again.rejected_edits)
+    assert written["accepted_edits"][0]["edit"]["content"].startswith("- ")
+
+
+def test_too_few_validation_tasks_is_said_plainly(fixture_home):
+    """Regression: a project left with too few validation tasks ended "no edit was
+    proposed", hiding the real reason; no model call is spent on a night that cannot
+    be validated."""
+    import re
+
+    _home, project = fixture_home
+    result, clients = _night(project, min_val_items=6)
+    assert result.status == "too_few_tasks" and result.staging is None
+    assert re.match(r"6 validation task\(s\) needed, \d found: \d of 7 session\(s\) are held out for validation", result.reason)
+    assert "lower --min-val" in result.reason
+    assert clients.ledger.totals().calls == 0

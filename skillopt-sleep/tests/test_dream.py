@@ -15,9 +15,9 @@ from skillopt.records import CompletionRequest
 from skillopt.scripted import ScriptedBackend
 from skillopt_sleep.clients import from_backends
 from skillopt_sleep.cycle import run_night
-from skillopt_sleep.dream import dream, rephrasings
+from skillopt_sleep.mine.dream import dream, rephrasings
 from skillopt_sleep.experiments.agents import convention_agent, optimizer
-from skillopt_sleep.mining.tasks import Check, Lesson, SleepTask
+from skillopt_sleep.mine.tasks import Check, Lesson, SleepTask
 from skillopt_sleep.options import SleepOptions
 from skillopt_sleep.sentinel import SENTINEL
 from skillopt_sleep.state import project_state_dir
@@ -118,25 +118,25 @@ def test_dreams_stay_in_train_and_out_of_held_out_scores(fixture_home, miner, pa
     result, _, seen = _night(project, dream_factor=2, miner=miner, test_fraction=0.2)
     report = result.report
     assert result.status == "accepted", result.reason
-    real = [t for t in report["tasks"] if t.get("origin") != "dream"]
-    dreams = [t for t in report["tasks"] if t.get("origin") == "dream"]
-    real_train = {t["id"] for t in real if t["split"] == "train"}
-    assert {t["split"] for t in real} >= {"train", "val", "test"}
-    assert len(dreams) == 2 * len(real_train) and {t["split"] for t in dreams} == {"train"}
-    assert {t["parent"] for t in dreams} == real_train
-    assert report["dreams"]["path"] == path and report["dreams"]["variants"] == len(dreams)
+    real = [t for t in report.tasks if t.origin != "dream"]
+    dreams = [t for t in report.tasks if t.origin == "dream"]
+    real_train = {t.id for t in real if t.split == "train"}
+    assert {t.split for t in real} >= {"train", "val", "test"}
+    assert len(dreams) == 2 * len(real_train) and {t.split for t in dreams} == {"train"}
+    assert {t.parent for t in dreams} == real_train
+    assert report.dreams.path == path and report.dreams.variants == len(dreams)
     dream_calls = [r for r in seen if r.stage == "sleep-dream"]
     assert len(dream_calls) == (len(real_train) if path == "llm" else 0)
     if path == "llm":
-        assert report["dreams"]["from_model"] == len(real_train) and report["dreams"]["rejected"] == len(real_train)
-    dream_ids = {t["id"] for t in dreams}
+        assert report.dreams.from_model == len(real_train) and report.dreams.rejected == len(real_train)
+    dream_ids = {t.id for t in dreams}
     replays = [e for e in _events(result.staging) if e["stage"] == "replay"]
     assert {e["task"] for e in replays if e["event"] == "train"} >= dream_ids, "dreams are replayed in train"
     held_out = [e for e in replays if e["event"] != "train"]
     assert held_out and not {e["task"] for e in held_out} & dream_ids, "no dream in val, gate, final or test replays"
-    assert {row["split"] for row in report["per_task"]} == {"val", "test"}
-    assert not {row["id"] for row in report["per_task"]} & dream_ids
-    assert report["mining"]["by_split"].get("train") == len(real_train), "dreams are not counted as mined tasks"
+    assert {row.split for row in report.per_task} == {"val", "test"}
+    assert not {row.id for row in report.per_task} & dream_ids
+    assert report.mining.by_split.get("train") == len(real_train), "dreams are not counted as mined tasks"
     archive = json.loads((project_state_dir(project) / "state.json").read_text())["task_archive"]
     assert archive and not any(row["id"].startswith("dream:") for row in archive), "dreams are never recalled"
 
@@ -147,15 +147,15 @@ def test_dream_calls_are_budgeted(fixture_home):
     _home, project = fixture_home
     plain, plain_clients, _ = _night(project, dry_run=True, miner="auto")
     dreamy, dreamy_clients, seen = _night(project, dry_run=True, miner="auto", dream_factor=1)
-    n_train = sum(1 for t in plain.report["tasks"] if t["split"] == "train")
+    n_train = sum(1 for t in plain.report.tasks if t.split == "train")
     extra = dreamy_clients.ledger.totals().calls - plain_clients.ledger.totals().calls
     assert extra == n_train + n_train, "one dream call per real train task, plus one train replay per variant"
-    assert dreamy.report["usage"]["calls"] == dreamy_clients.ledger.totals().calls
+    assert dreamy.report.usage.calls == dreamy_clients.ledger.totals().calls
 
     stopped, clients, seen = _night(project, miner="auto", dream_factor=3, max_calls=2)
     assert stopped.status == "budget_stopped" and re.search(r"budget", stopped.reason)
     assert clients.ledger.totals().calls == 2 and [r.stage for r in seen] == ["sleep-dream", "sleep-dream"]
-    assert stopped.report["trials"] == [] and stopped.staging is None
+    assert stopped.report.trials == () and stopped.staging is None
 
 
 def test_invalid_dream_options_are_errors(tmp_path):

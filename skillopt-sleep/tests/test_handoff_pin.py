@@ -11,7 +11,7 @@ import pytest
 from skillopt.errors import ConfigError
 from skillopt_sleep.cycle import HandoffWaiting, run_night
 from skillopt_sleep.options import SleepOptions
-from skillopt_sleep.pin import PIN_NAME
+from skillopt_sleep.replay.pin import PIN_NAME
 
 
 def _answer(prompt_file) -> str:
@@ -58,9 +58,9 @@ def test_rounds_resume_on_the_pinned_tasks_without_reharvesting(fixture_home):
             rounds += 1
             assert rounds < 10
     assert result.status in ("accepted", "nothing_learned"), result.reason
-    assert [t["id"] for t in result.report["tasks"]] == ids
-    assert result.report["harvest"]["sessions"] == pinned["report"]["harvest"]["sessions"] > 0
-    assert any("resuming the handoff round pinned" in n for n in result.report["notes"])
+    assert [t.id for t in result.report.tasks] == ids
+    assert result.report.harvest.sessions == pinned["gathered"]["harvest"]["sessions"] > 0
+    assert any("resuming the handoff round pinned" in n for n in result.report.notes)
     assert not (handoff / PIN_NAME).exists(), "the next night starts clean"
     done = project / ".skillopt-sleep" / "handoff-done" / "night-0001" / PIN_NAME
     assert [t["id"] for t in json.loads(done.read_text())["tasks"]] == ids, "the pin stays reviewable"

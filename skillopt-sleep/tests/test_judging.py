@@ -2,8 +2,8 @@
 
 import pytest
 from skillopt.errors import SchemaError
-from skillopt_sleep.judging import run_check, score_checks, score_rubric, tools_called, validate_checks
-from skillopt_sleep.mining.tasks import Check
+from skillopt_sleep.replay.judging import run_check, score_checks, score_rubric, tools_called, validate_checks
+from skillopt_sleep.mine.tasks import Check
 
 
 def test_contains_respects_word_edges():

@@ -9,10 +9,10 @@ import pytest
 from skillopt.errors import ConfigError
 from skillopt.records import Session, Turn
 from skillopt_sleep.documents import LEARNED_START, Doc
-from skillopt_sleep.mining.llm import mine_session
-from skillopt_sleep.mining.tasks import Check, SleepTask
-from skillopt_sleep.recall import recall
-from skillopt_sleep.reflect import llm_edits, merge
+from skillopt_sleep.mine.llm import mine_session
+from skillopt_sleep.mine.tasks import Check, SleepTask
+from skillopt_sleep.mine.recall import recall
+from skillopt_sleep.learn.reflect import llm_edits, merge
 from skillopt_sleep.replay import Attempt, ReplayResult
 from skillopt_sleep.sentinel import SENTINEL
 
@@ -115,7 +115,7 @@ def test_recall_uses_only_archived_train_tasks():
 
 def test_malformed_tasks_file_is_an_error(tmp_path):
     """Bug §6.4 (upstream ignored malformed input): a broken file names itself."""
-    from skillopt_sleep.taskfile import load_tasks
+    from skillopt_sleep.mine.taskfile import load_tasks
 
     bad = tmp_path / "tasks.json"
     bad.write_text("{not json")
@@ -128,7 +128,7 @@ def test_malformed_tasks_file_is_an_error(tmp_path):
 
 def test_roots_override_by_env_and_flag(fixtures_dir, monkeypatch, tmp_path):
     from skillopt_sleep.harvest import HarvestRequest, harvest
-    from skillopt_sleep.harvesters.claude_code import ClaudeCodeHarvester
+    from skillopt_sleep.harvest.claude_code import ClaudeCodeHarvester
 
     monkeypatch.setenv("SKILLOPT_SLEEP_CLAUDE_CODE_ROOTS", str(fixtures_dir / "claude-code"))
     assert ClaudeCodeHarvester().roots() == [fixtures_dir / "claude-code"]
@@ -147,4 +147,4 @@ def test_session_and_task_caps(fixture_home):
     _home, project = fixture_home
     opts = SleepOptions(project=project, lookback_hours=0, max_sessions=3, max_tasks=2, min_val_items=1)
     result = run_night(opts, clients=from_backends(ScriptedBackend(script=lambda r: "uv run pytest")), dry_run=True)
-    assert result.report["harvest"]["sessions"] == 3 and result.report["mining"]["tasks"] <= 2
+    assert result.report.harvest.sessions == 3 and result.report.mining.tasks <= 2

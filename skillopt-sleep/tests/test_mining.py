@@ -2,12 +2,13 @@
 evidence, clustering across sessions and the tasks it produces (bug §6.1)."""
 
 from skillopt.records import Session, Turn
-from skillopt_sleep.mining import commands as cmd
-from skillopt_sleep.mining.cluster import cluster
-from skillopt_sleep.mining.digest import digest
-from skillopt_sleep.mining.feedback import find_correction, polarity
-from skillopt_sleep.mining.heuristic import mine
-from skillopt_sleep.mining.split import session_splits
+from skillopt_sleep.mine import commands as cmd
+from skillopt_sleep.mine.cluster import cluster
+from skillopt_sleep.mine.digest import digest
+from skillopt_sleep.mine.corrections import find_correction
+from skillopt_sleep.mine.feedback import polarity
+from skillopt_sleep.mine.heuristic import mine
+from skillopt_sleep.mine.split import session_splits
 
 
 def _session(sid, *turns, source="claude-code"):

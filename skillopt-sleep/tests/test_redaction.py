@@ -72,3 +72,16 @@ def test_a_low_entropy_aws_secret_in_prose_is_masked():
         out = scrub(text)
         assert example not in out and "correcthorsebattery" not in out, out
     assert scrub("the secret is to run the tests first") == "the secret is to run the tests first"  # prose stays
+
+
+def test_what_an_edit_writes_is_redacted_at_ingestion():
+    """Edits now keep the text they wrote (the miner compares them); a .env written by
+    the agent must not carry its secrets into the session."""
+    from skillopt_sleep.harvest.builder import SessionBuilder
+
+    b = SessionBuilder("claude-code", "s")
+    b.user("write the local env file for the ledger service")
+    b.edit("Write", ".env", "DB_PASSWORD=Hunt3r2-ledger-db\nAPI_TOKEN=zq8Lx2Vt9Nw4Pk7Hs3Jd6Fg1Mb5Cy0Rt\nPORT=8080")
+    (call,) = [t for t in b.build().turns if t.kind == "tool_call"]
+    assert "Hunt3r2-ledger-db" not in call.content and "zq8Lx2Vt9Nw4Pk7Hs3Jd6Fg1Mb5Cy0Rt" not in call.content
+    assert call.content.startswith(".env\n") and "PORT=8080" in call.content

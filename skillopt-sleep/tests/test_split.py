@@ -4,7 +4,7 @@ import json
 
 import pytest
 from skillopt.errors import ConfigError
-from skillopt_sleep.mining.split import session_splits
+from skillopt_sleep.mine.split import session_splits
 
 
 def test_splits_are_deterministic_and_seeded():
@@ -29,7 +29,7 @@ def test_bad_fractions_are_an_error():
 
 def test_tasks_never_mix_sessions_of_two_splits(fixture_home):
     from skillopt_sleep.harvest import HarvestRequest, harvest
-    from skillopt_sleep.mining.heuristic import mine
+    from skillopt_sleep.mine.heuristic import mine
 
     _home, project = fixture_home
     sessions = harvest(HarvestRequest(project=project)).sessions

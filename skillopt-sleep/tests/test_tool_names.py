@@ -6,9 +6,10 @@ import os
 from pathlib import Path
 
 from skillopt_sleep.documents import Doc
-from skillopt_sleep.harvesters._base import SessionBuilder, sanitize_tool_name
-from skillopt_sleep.judging import validate_checks
-from skillopt_sleep.mining.tasks import SleepTask
+from skillopt_sleep.harvest.builder import SessionBuilder
+from skillopt_sleep.harvest.fields import sanitize_tool_name
+from skillopt_sleep.replay.judging import validate_checks
+from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.replay import replay
 
 

@@ -46,7 +46,7 @@ AGENT_HOME_VARIABLES = (
 
 def _materialise(src: Path, dst: Path, project: Path) -> None:
     """Copy a fixture tree with every mention of the fixture project pointed at ``project``."""
-    from skillopt_sleep.harvesters.cursor import slug
+    from skillopt_sleep.harvest.cursor import slug
 
     for path in sorted(src.rglob("*")):
         relative = str(path.relative_to(src)).replace("home-dev-code-shop-api", slug(str(project)))

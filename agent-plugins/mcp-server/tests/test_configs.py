@@ -213,3 +213,14 @@ def test_overview_documents_every_tool():
     assert set(TOOL_NAMES) == set(catalog())
     for folder in ("claude-code", "codex", "copilot", "cursor", "openclaw", "mcp-server"):
         assert f"({folder}/)" in overview and (PLUGINS / folder / "README.md").is_file(), folder
+
+
+def test_claude_code_session_end_hook_stages_and_never_adopts():
+    hooks = json.loads((PLUGINS / "claude-code/hooks/hooks.json").read_text(encoding="utf-8"))["hooks"]
+    ((entry,),) = [group["hooks"] for group in hooks["SessionEnd"]]
+    assert entry["type"] == "command" and entry["timeout"] <= 60, "the hook must return quickly"
+    argv = entry["command"].split()
+    assert argv[:3] == ["skillopt", "sleep", "session-end"]
+    assert "--auto-adopt" not in argv and "adopt" not in argv
+    assert set(a for a in argv if a.startswith("--")) <= options_of(sleep_commands()["session-end"])
+    assert "--auto-adopt" not in options_of(sleep_commands()["session-end"]), "the hook command cannot adopt at all"

@@ -147,6 +147,7 @@ _GROUPS: dict[str, dict[str, str]] = {
         "Ledger": "skillopt.calls:Ledger",
         "ModelClient": "skillopt.calls:ModelClient",
         "build_clients": "skillopt.engine.models:build_clients",
+        "backend_for_role": "skillopt.engine.models:backend_name",
         "ScriptedBackend": "skillopt.scripted:ScriptedBackend",
         "minimal_instance": "skillopt.scripted:minimal_instance",
     },

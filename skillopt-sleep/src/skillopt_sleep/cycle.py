@@ -13,14 +13,18 @@ from __future__ import annotations
 from collections import Counter
 from datetime import datetime, timezone
 
-from skillopt.api import BudgetExceeded
+import attrs
+from skillopt.api import BudgetExceeded, to_data
 
-from skillopt_sleep import documents, gather, pin
-from skillopt_sleep.mining.tasks import SleepTask
-from skillopt_sleep.night import HandoffWaiting, Night, NightResult, _apply, _edit_row
+from skillopt_sleep import documents
+from skillopt_sleep.mine import gather
+from skillopt_sleep.replay import pin
+from skillopt_sleep.mine.tasks import SleepTask
+from skillopt_sleep.night import HandoffWaiting, Night, NightResult, rejected
 from skillopt_sleep.options import SleepOptions
+from skillopt_sleep.report import HarvestSummary, NightReport, NightUsage, Scores, TargetRow, history_row
 
-__all__ = ["HandoffWaiting", "Night", "NightResult", "_apply", "run_night"]
+__all__ = ["HandoffWaiting", "Night", "NightResult", "run_night"]
 
 
 def run_night(
@@ -31,7 +35,7 @@ def run_night(
     ``tasks`` (a reviewed tasks file) replaces harvesting and mining; ``progress`` shows
     the stages, the backends and each replay's items on stderr (rich)."""
     from skillopt_sleep import clients as client_mod
-    from skillopt_sleep.handoff import handoff_backend
+    from skillopt_sleep.replay.handoff import handoff_backend
 
     project = opts.project_path
     if not project.is_dir():
@@ -39,7 +43,7 @@ def run_night(
 
         raise ConfigError(f"--project: {project} is not a directory")
     if clients is None:
-        from skillopt_sleep.staging.layout import sleep_dir
+        from skillopt_sleep.stage.layout import sleep_dir
 
         handoff_dir = sleep_dir(project) / "handoff" if "handoff" in (opts.backend, opts.optimizer_backend) else None
         clients = client_mod.build(opts, handoff_dir=handoff_dir)
@@ -49,8 +53,7 @@ def run_night(
 
         reporter = RichReporter(clients.ledger)
     night = Night(opts, clients, dry_run=dry_run, now=now, reporter=reporter)
-    names = sorted(clients.names.items())
-    night.say("backends: " + ", ".join(f"{role} {name.rstrip(':').replace(':', ' ')}" for role, name in names))
+    night.say("backends: " + clients.describe())
     try:
         result = _run(night, tasks)
     finally:
@@ -67,25 +70,24 @@ def run_night(
 
 
 def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
-    opts, report = night.opts, night.report
+    opts = night.opts
     pinned = pin.load(night.handoff_dir, opts, given) if night.handoff_dir is not None else None
     sessions = []
     if pinned is not None:  # a pending handoff round: same tasks, no re-harvest
-        report.update(pinned.report)
+        night.gathered = pinned.gathered
         night.notes.append(f"resuming the handoff round pinned in {pinned.path} ({len(pinned.tasks)} task(s))")
     elif given is not None:
-        report["harvest"] = {"sessions": 0, "tasks_file": True}
+        night.gathered = attrs.evolve(night.gathered, harvest=HarvestSummary(tasks_file=True))
     else:
         sessions = list(night.harvest().sessions)
     if pinned is not None:
-        agent = opts.agent or report.get("agent") or "claude-code"
+        agent = opts.agent or night.gathered.agent or "claude-code"
     else:
         agent = opts.agent or (Counter(s.source for s in sessions).most_common(1)[0][0] if sessions else "claude-code")
-        report["sources"] = sorted({s.source for s in sessions})
-    report["agent"] = agent
+        night.gathered = attrs.evolve(night.gathered, sources=tuple(sorted({s.source for s in sessions})))
+    night.gathered = attrs.evolve(night.gathered, agent=agent)
     targets = documents.resolve_targets(night.project, agent, skill_path=opts.target_skill_path, memory=opts.memory)
     docs = [documents.load(t) for t in targets]
-    report["targets"] = [{"role": d.role, "path": str(d.path), "exists": d.original is not None} for d in docs]
     if night.state.last_model_key and night.state.last_model_key != night.clients.model_key:
         night.notes.append(
             f"models changed since last night ({night.state.last_model_key} → {night.clients.model_key}); "
@@ -93,7 +95,9 @@ def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
         )
     status, reason = "nothing_learned", ""
     tasks: list[SleepTask] = []
-    night.progress.update(docs=docs)
+    night.progress.docs = docs
+    test_scores: list = []
+    scores = Scores(metric=night.metric)
     try:
         if not sessions and given is None and pinned is None:
             status, reason = "no_sessions", "no sessions found for this project in the harvest window"
@@ -101,90 +105,78 @@ def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
             tasks = gather.tonight(night, sessions, given, pinned)
             splits = Counter(t.split for t in tasks)
             night.say(f"tasks: {len(tasks)} (" + ", ".join(f"{k} {splits[k]}" for k in ("train", "val", "test") if splits[k]) + ")")
-            night.learn(tasks, docs)
+            missing = gather.shortfall(tasks, opts.min_val_items, night.gathered.mining)
+            if missing:
+                night.say(missing)
+            else:
+                night.learn(tasks, docs)
             p = night.progress
-            if p["accepted"]:
+            if missing:
+                status, reason = "too_few_tasks", missing
+            elif p.accepted:
                 val = [t for t in tasks if t.split == "val"]
-                verdict, fresh_base, fresh_final = night.final_check(val, docs, p["docs"])
-                p.update(base_val=fresh_base, cur_val=fresh_final)
+                verdict, p.base_val, p.cur_val = night.final_check(val, docs, p.docs)
                 if verdict.accepted:
-                    status, reason = (
-                        "accepted",
-                        f"{len(p['accepted'])} edit(s) passed the {opts.gate} gate and the fresh final check",
-                    )
+                    status, reason = "accepted", f"{len(p.accepted)} edit(s) passed the {opts.gate} gate and the fresh final check"
                 else:
-                    for e in p["accepted"]:
-                        report["rejected_edits"].append(_edit_row(e, reason="final fresh check failed: " + verdict.reason))
-                    p.update(docs=docs, accepted=[])
+                    night.rejected += [rejected(e, "final fresh check failed: " + verdict.reason) for e in p.accepted]
+                    p.docs, p.accepted = docs, []
                     status, reason = "rejected", "the fresh final check did not confirm the gain: " + verdict.reason
             else:
-                status, reason = (
-                    "nothing_learned",
-                    "no proposed edit passed the gate" if report["trials"] else "no edit was proposed",
-                )
+                status, reason = "nothing_learned", "no proposed edit passed the gate" if night.trials else "no edit was proposed"
             test = [t for t in tasks if t.split == "test"]
-            if test and p["accepted"]:
+            if test and p.accepted:
                 before = night._replay(test, docs, "test-baseline", salt=2)
-                after = night._replay(test, p["docs"], "test-final", salt=2)
-                report["scores_test"] = night.scores(tasks, before, after, "test")
-                report.setdefault("scores", {}).update(
-                    baseline_test=before.evaluation().mean(night.metric), final_test=after.evaluation().mean(night.metric)
+                after = night._replay(test, p.docs, "test-final", salt=2)
+                test_scores = night.scores(tasks, before, after, "test")
+                scores = attrs.evolve(
+                    scores, baseline_test=before.evaluation().mean(night.metric), final_test=after.evaluation().mean(night.metric)
                 )
     except BudgetExceeded as exc:
         night.notes.append(f"budget stop: {exc}")
-        validated = night.progress["accepted"]
+        validated = night.progress.accepted
         status = "accepted" if validated else "budget_stopped"
         reason = f"budget spent ({exc}); " + (
             f"staging {len(validated)} edit(s) the gate already validated (fresh final check skipped)"
             if validated
             else "nothing was validated"
         )
-    accepted, final_docs = night.progress["accepted"], night.progress["docs"]
-    base_val, cur_val = night.progress["base_val"], night.progress["cur_val"]
-    report["status"] = status
-    report["reason"] = reason
-    report.setdefault("scores", {}).update(
-        metric=night.metric,
-        baseline_val=base_val.evaluation().mean(night.metric) if base_val else None,
-        final_val=cur_val.evaluation().mean(night.metric) if cur_val else None,
+    p = night.progress
+    scores = attrs.evolve(
+        scores,
+        baseline_val=p.base_val.evaluation().mean(night.metric) if p.base_val else None,
+        final_val=p.cur_val.evaluation().mean(night.metric) if p.cur_val else None,
     )
-    report["per_task"] = night.scores(tasks, base_val, cur_val, "val") + report.pop("scores_test", [])
-    report["accepted_edits"] = [_edit_row(e) for e in accepted]
-    totals = night.clients.ledger.totals()
-    report["usage"] = {
-        "calls": totals.calls,
-        "cached_calls": totals.cached_calls,
-        "failed_calls": totals.failed_calls,
-        "tokens": totals.tokens,
-        "prompt_tokens": totals.prompt_tokens,
-        "completion_tokens": totals.completion_tokens,
-        "cost_usd": totals.cost_usd,
-        "unpriced_calls": totals.unpriced_calls,
-    }
-    report["finished"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
-    return _finish(night, docs, final_docs, accepted, tasks)
+    report = night.report(
+        status=status,
+        reason=reason,
+        targets=tuple(TargetRow(role=d.role, path=str(d.path), exists=d.original is not None) for d in docs),
+        scores=scores,
+        per_task=tuple(night.scores(tasks, p.base_val, p.cur_val, "val") + test_scores),
+        accepted_edits=tuple(p.accepted),
+        usage=NightUsage.of(night.clients.ledger.totals()),
+        finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+    )
+    return _finish(night, report, docs, p.docs)
 
 
-def _finish(night: Night, docs, final_docs, accepted, tasks) -> NightResult:
+def _finish(night: Night, report: NightReport, docs, final_docs) -> NightResult:
     from skillopt_sleep.fsutil import ensure_dir
     from skillopt_sleep.state import project_state_dir
 
-    report = night.report
     staging = None
     adopted = False
-    night.evidence.add("cycle", "end", status=report["status"], reason=report["reason"])
+    night.evidence.add("cycle", "end", status=report.status, reason=report.reason)
     if night.dry_run:
         night.evidence.write(
             ensure_dir(project_state_dir(night.project) / "evidence") / f"dryrun-{night.now:%Y%m%d-%H%M%S}.jsonl"
         )
-        return NightResult(status=report["status"], reason=report["reason"], report=report)
-    if accepted:
-        from skillopt_sleep.staging.writer import stage
+        return NightResult(status=report.status, reason=report.reason, report=report)
+    if report.accepted_edits:
+        from skillopt_sleep.stage.writer import stage
 
-        staging = stage(
-            night.project, night=night.night, report=report, evidence=night.evidence, before=docs, after=final_docs, now=night.now
-        )
-        report["staging"] = str(staging)
+        staging = stage(night.project, night=night.night, report=report, evidence=night.evidence, before=docs, after=final_docs, now=night.now)
+        report = attrs.evolve(report, staging=str(staging))
         if night.opts.auto_adopt:
             from skillopt_sleep.adopt.adopt import adopt
 
@@ -196,28 +188,9 @@ def _finish(night: Night, docs, final_docs, accepted, tasks) -> NightResult:
     st.nights = night.night
     st.last_harvest["*"] = night.now.isoformat(timespec="seconds")
     st.last_model_key = night.clients.model_key
-    st.history.append(
-        {
-            k: report.get(k)
-            for k in (
-                "night",
-                "started",
-                "finished",
-                "status",
-                "reason",
-                "agent",
-                "scores",
-                "usage",
-                "staging",
-                "accepted_edits",
-                "rejected_edits",
-                "harvest",
-                "mining",
-            )
-        }
-    )
+    st.history.append(history_row(report))
     st.task_archive.extend(  # recalled rows are archived already; dreams are never real tasks
-        row for row in report.get("tasks", []) if not str(row.get("id", "")).startswith(("recall:", "dream:"))
+        to_data(row) for row in report.tasks if not row.id.startswith(("recall:", "dream:"))
     )
     st.save()
-    return NightResult(status=report["status"], reason=report["reason"], report=report, staging=staging, adopted=adopted)
+    return NightResult(status=report.status, reason=report.reason, report=report, staging=staging, adopted=adopted)

@@ -69,8 +69,12 @@ class DocEdit:
 
     doc: str
     edit: Edit
+    #: which reflector proposed it: ``heuristic``, ``llm``, ``contrast``
     origin: str = "heuristic"
+    #: the key of the mined lesson it states ('' for model proposals)
     lesson: str = ""
+    #: where the rule comes from: sessions and the developer's lines or commands
+    evidence: tuple[str, ...] = ()
 
 
 def agent_files(agent: str) -> tuple[str, str]:

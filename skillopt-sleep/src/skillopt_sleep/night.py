@@ -1,30 +1,42 @@
 """One night in progress: the stages (harvest, learn, final check) as methods.
 
-:func:`skillopt_sleep.cycle.run_night` drives them (:mod:`skillopt_sleep.gather` makes
-the task list); keeping the stages here and the orchestration there keeps both
-readable. Edits are tried one at a time against the
-current documents on the val tasks and kept only when the gate accepts; progress is
-recorded as it goes so a budget stop still knows what was validated.
+:func:`skillopt_sleep.cycle.run_night` drives them (:mod:`skillopt_sleep.mine.gather`
+makes the task list); keeping the stages here and the orchestration there keeps both
+readable. Edits are tried one at a time against the current documents on the val
+tasks and kept only when the gate accepts; :class:`Progress` records what the gate
+validated as it goes, so a budget stop still knows what may be staged. What the night
+found is kept in typed records and assembled into a
+:class:`~skillopt_sleep.report.NightReport` at the end.
 """
 
 from __future__ import annotations
 
 import time
-
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import attrs
 from skillopt.api import EvaluationConfig, Verdict, to_data
 
-from skillopt_sleep import contrast, documents, gating, reflect
+from skillopt_sleep import documents
 from skillopt_sleep.documents import Doc, DocEdit
 from skillopt_sleep.evidence import EvidenceLog
-from skillopt_sleep.handoff import handoff_backend
 from skillopt_sleep.harvest import HarvestRequest, harvest
-from skillopt_sleep.mining.tasks import SleepTask
+from skillopt_sleep.learn import contrast, gating, reflect
+from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.options import SleepOptions
 from skillopt_sleep.replay import ReplayResult, replay
+from skillopt_sleep.replay.handoff import handoff_backend
+from skillopt_sleep.report import (
+    ContrastRow,
+    ContrastSummary,
+    Gathered,
+    HarvestSummary,
+    NightReport,
+    RejectedEdit,
+    TaskScore,
+    Trial,
+)
 from skillopt_sleep.state import SleepState
 
 
@@ -41,25 +53,24 @@ class HandoffWaiting(Exception):
 class NightResult:
     status: str
     reason: str
-    report: dict
+    report: NightReport
     staging: Path | None = None
     adopted: bool = False
 
 
-def _edit_row(e: DocEdit, **extra) -> dict:
-    return {
-        "doc": e.doc,
-        "op": e.edit.op,
-        "target": e.edit.target,
-        "content": e.edit.content,
-        "why": e.edit.rationale,
-        "origin": e.origin,
-        "support": e.edit.support_count,
-        **extra,
-    }
+@attrs.define
+class Progress:
+    """What the gate has validated so far: the documents with every accepted edit, and
+    the val results they were accepted on."""
+
+    docs: list[Doc] = attrs.field(factory=list)
+    accepted: list[DocEdit] = attrs.field(factory=list)
+    base_val: ReplayResult | None = None
+    cur_val: ReplayResult | None = None
 
 
-def _apply(docs: list[Doc], edits: list[DocEdit]) -> tuple[list[Doc], list[str]]:
+def apply_edits(docs: list[Doc], edits: list[DocEdit]) -> tuple[list[Doc], list[str]]:
+    """``docs`` with ``edits`` applied to their learned blocks, and what could not be applied."""
     out, problems = [], []
     for doc in docs:
         mine = [e.edit for e in edits if e.doc == doc.role]
@@ -68,6 +79,10 @@ def _apply(docs: list[Doc], edits: list[DocEdit]) -> tuple[list[Doc], list[str]]
             problems += [f"{r.edit.op} {r.status}: {r.detail}" for r in results if r.status != "applied"]
         out.append(doc)
     return out, problems
+
+
+def rejected(edit: DocEdit, reason: str) -> RejectedEdit:
+    return RejectedEdit(**{f.name: getattr(edit, f.name) for f in attrs.fields(DocEdit)}, reason=reason)
 
 
 class Night:
@@ -88,16 +103,10 @@ class Night:
         self.night = self.state.nights + 1
         self.evidence = EvidenceLog()
         self.notes: list[str] = []
-        self.report: dict = {
-            "night": self.night,
-            "project": str(self.project),
-            "started": self.now.isoformat(timespec="seconds"),
-            "dry_run": dry_run,
-            "trials": [],
-            "accepted_edits": [],
-            "rejected_edits": [],
-            "notes": self.notes,
-        }
+        self.gathered = Gathered()
+        self.contrast: ContrastSummary | None = None
+        self.trials: list[Trial] = []
+        self.rejected: list[RejectedEdit] = []
         cfg = EvaluationConfig(
             gate=opts.gate,
             gate_metric=opts.gate_metric,
@@ -108,13 +117,36 @@ class Night:
         )
         self.gate = gating.make_gate(opts.gate, cfg)
         self.metric = opts.gate_metric
-        self.progress: dict = {"docs": [], "accepted": [], "base_val": None, "cur_val": None}
+        self.progress = Progress()
 
     def say(self, text: str) -> None:
         """One progress line on stderr; session text is shown literally (no rich markup)."""
         from rich.markup import escape
 
         self.reporter.line(escape(text))
+
+    def report(self, **fields) -> NightReport:
+        """The report of the night so far (``fields`` are the ones only the end knows)."""
+        g = self.gathered
+        return NightReport(
+            night=self.night,
+            project=str(self.project),
+            started=self.now.isoformat(timespec="seconds"),
+            dry_run=self.dry_run,
+            agent=g.agent,
+            sources=g.sources,
+            backends=dict(self.clients.names),
+            call_timeout_s=getattr(self.clients, "call_timeout_s", None),
+            harvest=g.harvest,
+            mining=g.mining,
+            tasks=g.tasks,
+            dreams=g.dreams,
+            contrast=self.contrast,
+            trials=tuple(self.trials),
+            rejected_edits=tuple(self.rejected),
+            notes=tuple(self.notes),
+            **fields,
+        )
 
     # ---------------------------------------------------------------- stages
 
@@ -133,13 +165,19 @@ class Night:
         self.notes.extend(result.warnings)
         per_source = ", ".join(f"{n} {source}" for source, n in sorted(result.per_source.items()) if n)
         self.say(f"harvest: {len(result.sessions)} session(s)" + (f" ({per_source})" if per_source else ""))
-        self.report["harvest"] = {
-            "sessions": len(result.sessions),
-            "per_source": result.per_source,
-            "sources_tried": list(result.sources_tried),
-            "out_of_scope": result.out_of_scope,
-            "since": since.isoformat(timespec="seconds") if since else None,
-        }
+        for line in result.left_out():
+            self.say(f"harvest: {line}")
+        summary = HarvestSummary(
+            sessions=len(result.sessions),
+            per_source=result.per_source,
+            sources_tried=result.sources_tried,
+            out_of_scope=result.out_of_scope,
+            dropped=result.dropped,
+            skipped_lines=result.skipped_lines,
+            unreadable=result.unreadable,
+            since=since.isoformat(timespec="seconds") if since else None,
+        )
+        self.gathered = attrs.evolve(self.gathered, harvest=summary)
         for s in result.sessions:
             self.evidence.add(
                 "harvest",
@@ -152,7 +190,7 @@ class Night:
             )
         return result
 
-    def _llm_allowed(self, what: str) -> bool:
+    def llm_allowed(self, what: str) -> bool:
         from skillopt_sleep.clients import backend_name
 
         name = backend_name(self.clients, "optimizer")
@@ -161,7 +199,7 @@ class Night:
         return True
 
     def _llm_reflection(self) -> bool:
-        return self.opts.reflector in ("llm", "auto") and self._llm_allowed("reflector")
+        return self.opts.reflector in ("llm", "auto") and self.llm_allowed("reflector")
 
     def _replay(self, tasks, docs, phase: str, salt: int = 0, repeats: int | None = None) -> ReplayResult:
         label = f"replay {phase}"
@@ -181,8 +219,10 @@ class Night:
             workers=self.opts.workers,
         )
         failed = [a.feedback for a in result.attempts if a.status == "error"]
+        judged = sum(1 for t in tasks if t.rubric and not t.checks) * (repeats or self.opts.repeats)
         self.say(
             f"{label}: {len(result.attempts)} attempt(s), {self.metric} {result.evaluation().mean(self.metric):.2f}"
+            + (f", {judged} judged by the optimizer" if judged else "")
             + (f", {len(failed)} failed (first: {failed[0][:120]})" if failed else "")
             + f" ({time.monotonic() - started:.0f} s)"
         )
@@ -199,10 +239,10 @@ class Night:
                 answer=a.answer,
             )
         if result.pending:
-            self._handoff_stop()
+            self.handoff_stop()
         return result
 
-    def _handoff_stop(self) -> None:
+    def handoff_stop(self) -> None:
         backend = handoff_backend(self.clients)
         if backend is not None:
             index = backend.write_index()
@@ -210,7 +250,7 @@ class Night:
 
     def _trial(self, label: str, current: ReplayResult, candidate: ReplayResult) -> Verdict:
         verdict = gating.decide(self.gate, current, candidate, min_items=self.opts.min_val_items)
-        self.report["trials"].append({"label": label, "verdict": to_data(verdict)})
+        self.trials.append(Trial(label=label, verdict=verdict))
         shown = (label.splitlines() or [""])[0][:80]
         self.say(f"gate {shown}: {'accept' if verdict.accepted else 'reject'} ({verdict.reason})")
         self.evidence.add("gate", "trial", label=label, verdict=to_data(verdict))
@@ -221,12 +261,8 @@ class Night:
         still knows which edits the gate had already validated."""
         train = [t for t in tasks if t.split == "train"]
         val = [t for t in tasks if t.split == "val"]
-        p = self.progress
-        p.update(docs=docs, accepted=[], base_val=None, cur_val=None)
-        if not train or not val:
-            self.notes.append(f"need train and val tasks (have {len(train)} train, {len(val)} val); nothing to gate")
-            return
-        p["base_val"] = p["cur_val"] = self._replay(val, docs, "baseline-val")
+        p = self.progress = Progress(docs=docs)  # the caller made sure both splits have tasks (gather.shortfall)
+        p.base_val = p.cur_val = self._replay(val, docs, "baseline-val")
         # K > 1 rollouts: distinct seeds per attempt (distinct cache keys), for contrastive reflection
         rollouts = self.opts.dream_rollouts if self._llm_reflection() else 1
         if rollouts < self.opts.dream_rollouts:
@@ -235,24 +271,24 @@ class Night:
         proposals = self._propose(train, train_result, docs)
         usable = []
         for n, proposal in enumerate(proposals, 1):
-            candidate_docs, problems = _apply(p["docs"], [proposal])
-            if all(d.text == c.text for d, c in zip(p["docs"], candidate_docs, strict=True)):
-                self.report["rejected_edits"].append(_edit_row(proposal, reason="could not be applied: " + "; ".join(problems)))
+            candidate_docs, problems = apply_edits(p.docs, [proposal])
+            if all(d.text == c.text for d, c in zip(p.docs, candidate_docs, strict=True)):
+                self.rejected.append(rejected(proposal, "could not be applied: " + "; ".join(problems)))
                 continue
             usable.append(proposal)
             cand_val = self._replay(val, candidate_docs, f"gate-{n}")
-            verdict = self._trial(f"edit {n}: {proposal.edit.content[:80]}", p["cur_val"], cand_val)
+            verdict = self._trial(f"edit {n}: {proposal.edit.content[:80]}", p.cur_val, cand_val)
             if verdict.accepted:
-                p.update(docs=candidate_docs, cur_val=cand_val, accepted=p["accepted"] + [proposal])
+                p.docs, p.cur_val, p.accepted = candidate_docs, cand_val, p.accepted + [proposal]
             else:
-                self.report["rejected_edits"].append(_edit_row(proposal, reason=verdict.reason))
-        if not p["accepted"] and len(usable) > 1:
-            bundle_docs, _ = _apply(docs, usable)
+                self.rejected.append(rejected(proposal, verdict.reason))
+        if not p.accepted and len(usable) > 1:
+            bundle_docs, _ = apply_edits(docs, usable)
             cand_val = self._replay(val, bundle_docs, "gate-bundle")
-            if self._trial("all usable edits together", p["base_val"], cand_val).accepted:
-                p.update(docs=bundle_docs, cur_val=cand_val, accepted=list(usable))
-                ids = {(e.doc, e.edit.content) for e in usable}
-                self.report["rejected_edits"] = [r for r in self.report["rejected_edits"] if (r["doc"], r["content"]) not in ids]
+            if self._trial("all usable edits together", p.base_val, cand_val).accepted:
+                p.docs, p.cur_val, p.accepted = bundle_docs, cand_val, list(usable)
+                kept = {(e.doc, e.edit.content) for e in usable}
+                self.rejected = [r for r in self.rejected if (r.doc, r.edit.content) not in kept]
 
     def _propose(self, train, train_result, docs) -> list[DocEdit]:
         budget = self.opts.edit_budget
@@ -267,19 +303,21 @@ class Night:
                     self.notes.append(note)
         proposals = reflect.merge(heur, llm, budget)
         for p in proposals:
-            self.evidence.add("reflect", "proposal", **_edit_row(p))
+            self.evidence.add("reflect", "proposal", **to_data(p))
         return proposals
 
     def _contrast(self, train, train_result, docs) -> list[DocEdit]:
         edits, note, shown = contrast.contrastive_edits(
             self.clients.optimizer, train, train_result, docs, self.opts.edit_budget, self.project.name, self.metric
         )
-        self.report["contrast"] = {
-            "rollouts": self.opts.dream_rollouts,
-            "tasks": [{"id": c.task.id, "spread": round(c.spread, 4), "good": c.good.repeat, "bad": c.bad.repeat} for c in shown],
-            "edits": len(edits),
-        }
-        self.evidence.add("reflect", "contrast", **self.report["contrast"])
+        self.contrast = ContrastSummary(
+            rollouts=self.opts.dream_rollouts,
+            tasks=tuple(
+                ContrastRow(id=c.task.id, spread=round(c.spread, 4), good=c.good.repeat, bad=c.bad.repeat) for c in shown
+            ),
+            edits=len(edits),
+        )
+        self.evidence.add("reflect", "contrast", **to_data(self.contrast))
         if note:
             self.notes.append(note)
         elif not shown:
@@ -292,25 +330,16 @@ class Night:
         verdict = self._trial("final fresh check", fresh_base, fresh_final)
         return verdict, fresh_base, fresh_final
 
-    def scores(self, tasks, before: ReplayResult | None, after: ReplayResult | None, split: str) -> list[dict]:
+    def scores(self, tasks, before: ReplayResult | None, after: ReplayResult | None, split: str) -> list[TaskScore]:
         if before is None or after is None:
             return []
-        w = 0.5
-        b = gating.per_task(before, self.metric, w)
-        a = gating.per_task(after, self.metric, w)
+        b = gating.per_task(before, self.metric)
+        a = gating.per_task(after, self.metric)
         rows = []
         for t in tasks:
             if t.split != split:
                 continue
             x, y = b.get(t.id), a.get(t.id)
-            rows.append(
-                {
-                    "id": t.id,
-                    "split": split,
-                    "intent": t.intent[:200],
-                    "baseline": x,
-                    "final": y,
-                    "delta": (y - x) if x is not None and y is not None else None,
-                }
-            )
+            delta = (y - x) if x is not None and y is not None else None
+            rows.append(TaskScore(id=t.id, split=split, intent=t.intent[:200], baseline=x, final=y, delta=delta))
         return rows

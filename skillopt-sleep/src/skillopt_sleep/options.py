@@ -7,6 +7,7 @@ config file).
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -38,6 +39,8 @@ class SleepOptions:
     backend_options: dict[str, Any] = attrs.field(factory=dict)
     use_cache: bool = True
     workers: int = 4
+    #: per-call deadline in seconds (None = fitted to the backend, see clients.call_timeout)
+    timeout_s: float | None = None
     # learning
     miner: str = "auto"
     reflector: str = "auto"
@@ -77,6 +80,8 @@ class SleepOptions:
         for name in ("edit_budget", "repeats", "min_val_items", "max_sessions", "max_tasks", "workers"):
             if getattr(self, name) < 1:
                 problems.append(f"--{name.replace('_', '-')} must be at least 1")
+        if self.timeout_s is not None and self.timeout_s <= 0:
+            problems.append("--timeout must be positive (seconds per model call)")
         for name in ("max_calls", "max_tokens", "max_cost_usd"):
             value = getattr(self, name)
             if value is not None and value <= 0:
@@ -97,3 +102,16 @@ class SleepOptions:
     @property
     def project_path(self) -> Path:
         return Path(self.project).expanduser().resolve()
+
+
+_OPTION_KEY = re.compile(r"(?:--set\s+)?(?:the setting\s+)?model\.(?:target|optimizer)\.options\.(\w+)(?:=…|=\.\.\.)?")
+_TIMEOUT_KEY = re.compile(r"(?:raise\s+)?model\.(?:target|optimizer)\.timeout_s")
+
+
+def in_sleep_terms(message: str) -> str:
+    """A backend's hint in the words of ``skillopt sleep``: backends name config keys
+    (``model.target.options.path``, ``model.target.timeout_s``), which ``skillopt run``
+    sets with ``--set``; this command sets them with ``--backend-option KEY=…`` and
+    ``--timeout``."""
+    message = _OPTION_KEY.sub(lambda m: f"--backend-option {m.group(1)}=…", message)
+    return _TIMEOUT_KEY.sub(lambda m: "raise --timeout" if m.group(0).startswith("raise") else "--timeout", message)

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+from skillopt.api import to_data
 
 from skillopt_sleep.fsutil import ensure_dir, read_json, write_json
 
@@ -64,7 +65,7 @@ class SleepState:
     def save(self) -> None:
         self.history = self.history[-MAX_HISTORY:]
         self.task_archive = self.task_archive[-MAX_ARCHIVE:]
-        write_json(self.path, attrs.asdict(self))
+        write_json(self.path, to_data(self))
 
     def since(self, source: str, lookback_hours: float) -> datetime | None:
         """Harvest window start for a source: its last harvest, else ``now - lookback``."""

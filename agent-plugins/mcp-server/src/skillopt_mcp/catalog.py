@@ -160,6 +160,8 @@ def _night_params() -> tuple[Param, ...]:
         ),
         Param("no_cache", boolean("Do not read or write the model call cache."), "--no-cache", SWITCH),
         Param("workers", integer("Parallel replays (default 4).", minimum=1, maximum=64), "--workers"),
+        Param("timeout", number("Seconds one model call may take (default: fitted to the backend).", exclusiveMinimum=0),
+              "--timeout"),
         Param("miner", choice("Task miner (default auto).", MINERS), "--miner"),
         Param("reflector", choice("Edit proposer (default auto).", REFLECTORS), "--reflector"),
         Param("edit_budget", integer("Most edits proposed per night (default 4).", minimum=1), "--edit-budget"),

@@ -274,5 +274,5 @@ class AgentCliBackend(Backend):
                 return found
         raise ConfigError(
             f"{self.name}: the {' / '.join(self.binary_names)} command is not on PATH; install it ({self.install_help}) "
-            f"or name it with {self.path_env}=… or --set model.{self.settings.role}.options.path=…"
+            f"or name it with {self.path_env}=… or the setting model.{self.settings.role}.options.path"
         )

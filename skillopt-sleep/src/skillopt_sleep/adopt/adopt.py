@@ -18,7 +18,7 @@ from skillopt.api import SkillOptError
 from skillopt_sleep.adopt import transaction
 from skillopt_sleep.adopt.lock import project_lock
 from skillopt_sleep.fsutil import read_json, sha256_bytes, sha256_file, write_json
-from skillopt_sleep.staging.layout import find_night, manifest
+from skillopt_sleep.stage.layout import find_night, manifest
 from skillopt_sleep.state import project_state_dir
 
 

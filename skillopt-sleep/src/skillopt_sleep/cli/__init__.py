@@ -47,6 +47,14 @@ BackendOption = Annotated[
 ]
 NoCache = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the model call cache.")]
 Workers = Annotated[int, typer.Option("--workers", help="Parallel replays.")]
+Timeout = Annotated[
+    float | None,
+    typer.Option(
+        "--timeout",
+        help="Seconds one model call may take (default: fitted to the backend: 300 for the embedded CPU model, "
+        "600 for an agent CLI in mode=agent, else 120).",
+    ),
+]
 Miner = Annotated[str, typer.Option("--miner", help="heuristic (no model), llm, or auto (both when a capable model is set).")]
 Reflector = Annotated[str, typer.Option("--reflector", help="heuristic (no model), llm, or auto.")]
 EditBudget = Annotated[int, typer.Option("--edit-budget", help="Most edits proposed per night.")]
@@ -110,6 +118,7 @@ def _night_command(dry_run: bool):
         backend_option: BackendOption = None,
         no_cache: NoCache = False,
         workers: Workers = 4,
+        timeout: Timeout = None,
         miner: Miner = "auto",
         reflector: Reflector = "auto",
         edit_budget: EditBudget = 4,
@@ -238,6 +247,27 @@ def schedule(
     actions.schedule(**kw)
 
 
+@sleep_app.command("session-end")
+def session_end(
+    min_hours: Annotated[
+        float, typer.Option("--min-hours", help="Start no night if the last one started less than this many hours ago.")
+    ] = 6.0,
+    source: Source = None,
+    backend: Backend = "auto",
+    model: Model = "",
+    backend_option: BackendOption = None,
+    lookback_hours: Lookback = 168.0,
+    max_calls: MaxCalls = None,
+    max_cost: MaxCost = None,
+) -> None:
+    """For a SessionEnd hook: read the hook's JSON on stdin and stage a night for its
+    project in the background (never adopts; returns at once; always exits 0)."""
+    kw = dict(locals())
+    from skillopt_sleep.cli import actions
+
+    actions.session_end(**kw)
+
+
 @sleep_app.command("unschedule")
 def unschedule(
     project: Project = Path("."),
@@ -258,12 +288,21 @@ def experiment(
     assert_improves: Annotated[
         bool, typer.Option("--assert-improves", help="Exit 1 unless held-out improves and the harmful edit is blocked.")
     ] = False,
+    home: Annotated[
+        bool,
+        typer.Option(
+            "--home",
+            help="Run the fixture-home experiment instead: seven agents' real formats, recurring jobs, traps and "
+            "planted secrets; reports what was found, mined and staged.",
+        ),
+    ] = False,
     as_json: Json = False,
 ) -> None:
-    """The deterministic persona experiment: the gated cycle improves held-out score and blocks a harmful edit."""
+    """The deterministic experiments: personas (the gated cycle improves held-out score and blocks a harmful edit)
+    or, with --home, a realistic home directory."""
     from skillopt_sleep.cli import actions
 
-    actions.experiment(persona=persona, seeds=seeds, assert_improves=assert_improves, as_json=as_json)
+    actions.experiment(persona=persona, seeds=seeds, assert_improves=assert_improves, home=home, as_json=as_json)
 
 
 @hookimpl

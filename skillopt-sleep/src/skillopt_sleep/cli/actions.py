@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import typer
-from skillopt.api import SkillOptError, fail, print_json
+from skillopt.api import SkillOptError, fail, print_json, to_data
 from skillopt.api import say as _say
 
 
@@ -71,6 +71,7 @@ def build_options(kw: dict):
         backend_options={k: _typed(v) for k, v in _pairs(kw.get("backend_option"), "--backend-option")},
         use_cache=not kw.get("no_cache", False),
         workers=kw.get("workers", 4),
+        timeout_s=kw.get("timeout"),
         miner=kw.get("miner", "auto"),
         reflector=kw.get("reflector", "auto"),
         edit_budget=kw.get("edit_budget", 4),
@@ -96,7 +97,8 @@ def build_options(kw: dict):
 
 def night(*, dry_run: bool, **kw) -> None:
     from skillopt_sleep.cycle import HandoffWaiting, run_night
-    from skillopt_sleep.taskfile import load_tasks
+    from skillopt_sleep.harvest import left_out
+    from skillopt_sleep.mine.taskfile import load_tasks
 
     as_json = kw.pop("as_json", False)
     try:
@@ -111,7 +113,9 @@ def night(*, dry_run: bool, **kw) -> None:
     except KeyboardInterrupt:
         raise fail("interrupted; nothing was staged", code=130) from None
     except SkillOptError as exc:
-        raise fail(str(exc)) from None
+        from skillopt_sleep.options import in_sleep_terms
+
+        raise fail(in_sleep_terms(str(exc))) from None
     report = result.report
     if as_json:
         print_json(
@@ -120,24 +124,28 @@ def night(*, dry_run: bool, **kw) -> None:
                 "reason": result.reason,
                 "staging": str(result.staging) if result.staging else None,
                 "adopted": result.adopted,
-                "report": report,
+                "report": to_data(report),
             }
         )
         return
-    scores = report.get("scores", {})
-    info(f"night {report['night']}: [bold]{result.status}[/bold] — {result.reason}")
+    scores = report.scores
+    info(f"night {report.night}: [bold]{result.status}[/bold] — {result.reason}")
+    if report.backends:
+        info("  backends: " + ", ".join(f"{role} {name.rstrip(':').replace(':', ' ')}" for role, name in sorted(report.backends.items())))
     info(
-        f"  sessions {report.get('harvest', {}).get('sessions', 0)}, tasks {report.get('mining', {}).get('tasks', 0)}, "
-        f"val {_score(scores.get('baseline_val'))} → {_score(scores.get('final_val'))}, calls {report['usage']['calls']}"
+        f"  sessions {report.harvest.sessions}, tasks {report.mining.tasks}, "
+        f"val {_score(scores.baseline_val)} → {_score(scores.final_val)}, calls {report.usage.calls}"
     )
-    if report.get("dreams"):
-        d = report["dreams"]
-        info(f"  dreams: {d['variants']} train-only variant(s) ({d['from_model']} from the model, {d['rephrased']} rephrased)")
-    if report.get("contrast"):
-        c = report["contrast"]
-        info(f"  contrastive reflection: {len(c['tasks'])} task(s) varied across {c['rollouts']} rollouts")
-    for e in report.get("accepted_edits", []):
-        info(f"  + [{e['doc']}] {e['content']}")
+    for line in left_out(report.harvest.dropped, report.harvest.skipped_lines, report.harvest.unreadable):
+        info(f"  {line}")
+    if report.dreams:
+        d = report.dreams
+        info(f"  dreams: {d.variants} train-only variant(s) ({d.from_model} from the model, {d.rephrased} rephrased)")
+    if report.contrast:
+        c = report.contrast
+        info(f"  contrastive reflection: {len(c.tasks)} task(s) varied across {c.rollouts} rollouts")
+    for e in report.accepted_edits:
+        info(f"  + [{e.doc}] {e.edit.content}")
     if result.staging:
         info(f"  staged in {result.staging}; review with `skillopt sleep diff`, then `skillopt sleep adopt`")
     if result.adopted:
@@ -150,7 +158,8 @@ def _score(value) -> str:
 
 
 def harvest(**kw) -> None:
-    from skillopt_sleep.taskfile import harvest_tasks, write_tasks
+    from skillopt_sleep.harvest import left_out
+    from skillopt_sleep.mine.taskfile import harvest_tasks, write_tasks
 
     as_json, output = kw.pop("as_json"), kw.pop("output")
     try:
@@ -166,6 +175,8 @@ def harvest(**kw) -> None:
         f"{payload['sessions']} session(s), {len(payload['tasks'])} task(s)"
         + (f'; written to {output} (set "reviewed": true after checking it)' if output else "")
     )
+    for line in left_out(payload["dropped"], payload["skipped_lines"], payload["unreadable"]):
+        info(f"  {line}")
     for t in payload["tasks"]:
         checks = ", ".join(f"{c['op']} {c['value']!r}" for c in t["checks"])
         info(f"  [{t['split']}] {t['intent'][:90]!r}  ({checks})")
@@ -173,7 +184,7 @@ def harvest(**kw) -> None:
 
 def status(*, project: Path, as_json: bool) -> None:
     from skillopt_sleep.adopt.adopt import adopted_nights, recover_locked
-    from skillopt_sleep.staging.layout import nights
+    from skillopt_sleep.stage.layout import nights
     from skillopt_sleep.state import SleepState
 
     project = Path(project).resolve()
@@ -238,7 +249,7 @@ def rollback(*, night: str | None, project: Path, break_lock: bool, force: bool,
 
 
 def diff(*, night: str | None, project: Path, as_json: bool) -> None:
-    from skillopt_sleep.staging.layout import find_night, manifest
+    from skillopt_sleep.stage.layout import find_night, manifest
 
     try:
         night_dir = find_night(Path(project).resolve(), night)
@@ -263,7 +274,9 @@ def diff(*, night: str | None, project: Path, as_json: bool) -> None:
         typer.echo(d["diff"] or f"(no change to {d['path']})")
 
 
-def _schedule_args(kw: dict) -> list[str]:
+def _night_args(kw: dict) -> list[str]:
+    """The `run` options a scheduled or hook-started night is given (never --auto-adopt
+    unless the caller has and set that option)."""
     args: list[str] = []
     for src in kw.get("source") or []:
         args += ["--source", src]
@@ -289,7 +302,7 @@ def schedule(**kw) -> None:
     project = Path(kw["project"]).resolve()
     try:
         line = sched.cron_line(
-            project, hour=kw["hour"], minute=kw["minute"], args=_schedule_args(kw), log=project_state_dir(project) / "cron.log"
+            project, hour=kw["hour"], minute=kw["minute"], args=_night_args(kw), log=project_state_dir(project) / "cron.log"
         )
         if kw["print_only"]:
             installed = False
@@ -306,6 +319,19 @@ def schedule(**kw) -> None:
         typer.echo(line)
 
 
+def session_end(**kw) -> None:
+    import sys
+
+    from skillopt_sleep.hook import session_end as handle
+
+    stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
+    try:
+        line = handle(stdin, _night_args(kw), min_hours=kw["min_hours"])
+    except (SkillOptError, OSError) as exc:  # a hook must never disturb the agent it runs in
+        line = f"skillopt sleep: no night started: {exc}"
+    info(line)
+
+
 def unschedule(*, project: Path, everything: bool, crontab_file: Path | None, as_json: bool) -> None:
     from skillopt_sleep import schedule as sched
 
@@ -319,14 +345,17 @@ def unschedule(*, project: Path, everything: bool, crontab_file: Path | None, as
         info(f"removed {removed} entr{'y' if removed == 1 else 'ies'}")
 
 
-def experiment(*, persona: str, seeds: int, assert_improves: bool, as_json: bool) -> None:
+def experiment(*, persona: str, seeds: int, assert_improves: bool, home: bool, as_json: bool) -> None:
+    from skillopt_sleep.experiments.home_run import home_verdict, run_home_experiment
     from skillopt_sleep.experiments.run import run_experiment, verdict
 
     try:
-        results = run_experiment(persona=persona, seeds=seeds)
+        results = run_home_experiment(seeds=seeds) if home else run_experiment(persona=persona, seeds=seeds)
     except SkillOptError as exc:
         raise fail(str(exc)) from None
-    ok, summary = verdict(results)
+    ok, summary = home_verdict(results) if home else verdict(results)
+    if home and not as_json:
+        summary = {**summary, "runs": results}
     if as_json:
         print_json({"ok": ok, "summary": summary, "runs": results})
     else:

@@ -1,4 +1,4 @@
-"""``python -m skillopt_sleep.experiments [--persona NAME] [--seeds N] [--json] [--assert-improves]``."""
+"""``python -m skillopt_sleep.experiments [--persona NAME | --home] [--seeds N] [--json] [--assert-improves]``."""
 
 from __future__ import annotations
 
@@ -15,9 +15,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--assert-improves", action="store_true")
+    parser.add_argument("--home", action="store_true", help="the fixture-home experiment instead of the personas")
     args = parser.parse_args(argv)
-    results = run_experiment(persona=args.persona, seeds=args.seeds)
-    ok, summary = verdict(results)
+    if args.home:
+        from skillopt_sleep.experiments.home_run import home_verdict, run_home_experiment
+
+        results = run_home_experiment(seeds=args.seeds)
+        ok, summary = home_verdict(results)
+    else:
+        results = run_experiment(persona=args.persona, seeds=args.seeds)
+        ok, summary = verdict(results)
     print(json.dumps({"summary": summary, "runs": results} if args.json else summary, indent=2))
     return 1 if args.assert_improves and not ok else 0
 

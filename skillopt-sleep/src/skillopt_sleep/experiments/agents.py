@@ -52,17 +52,20 @@ def _command(job: str, docs: str) -> str:
     if job == "migrate":
         return f"{uv}alembic revision -m change"
     if job == "tag":
-        return "git tag v1.4.0" if re.search(r"(?i)prefixed with v|\bgit tag v\b", docs) else "git tag 1.4.0"
+        return "git tag v1.4.0" if re.search(r"(?i)prefixed with v|\bgit tag v", docs) else "git tag 1.4.0"
     return "make"
 
 
+def read_replay(request: CompletionRequest) -> tuple[str, str, str]:
+    """(system prompt, the documents it shows — skill then memory —, the request) of a replay prompt."""
+    system, user = request.messages[0].content, request.messages[-1].content
+    return system, system.split("## Skill", 1)[-1], user.split("## Request", 1)[-1].split("You cannot run anything here", 1)[0]
+
+
 def convention_agent(request: CompletionRequest) -> str:
-    system = request.messages[0].content
-    user = request.messages[-1].content
-    docs = system.split("## Skill", 1)[-1]
+    system, docs, req = read_replay(request)
     if _HARM.search(docs):
         return "Done — the work is complete."
-    req = user.split("## Request", 1)[-1].split("You cannot run anything here", 1)[0]
     jobs = [name for name, pattern in JOBS if pattern.search(req)][:1] or ["test"]
     javascript = re.search(r"in the project \S*-web\b", system) is not None
     commands = "\n".join(_js_command(j, docs, req) if javascript else _command(j, docs) for j in jobs)
@@ -78,3 +81,35 @@ def optimizer(*, harmful: bool = True):
         return convention_agent(request)
 
     return script
+
+
+#: (job, how the request names it): the home experiment's jobs, most specific first
+HOME_JOBS = (
+    ("changelog", re.compile(r"(?i)changelog")),
+    ("migration", re.compile(r"(?i)\bmigration")),
+    ("lint", re.compile(r"(?i)\blint")),
+    ("release-tag", re.compile(r"(?i)\btag\b|\brelease tag")),
+    ("tests", re.compile(r"(?i)\btests?\b|\bsuite\b|\bgreen\b")),
+)
+
+
+def doc_follower(request: CompletionRequest) -> str:
+    """Stands in for a capable coding model that does each job the way its documents
+    (skill and project memory) say, and the generic way when they say nothing about it.
+    It follows a rule only where the rule names the job's own tool, so one rule does
+    not fix another job by accident; a harmful rule makes it answer uselessly."""
+    _system, docs, req = read_replay(request)
+    if _HARM.search(docs):
+        return "Done — the work is complete."
+    job = next((name for name, pattern in HOME_JOBS if pattern.search(req)), "tests")
+    if job == "changelog":
+        entry = "## [1.9.0] - 2025-10-09\n- Describe the change" if re.search(r"(?i)version heading", docs) else "- Describe the change"
+        return f"Add to CHANGELOG.md:\n```markdown\n{entry}\n```"
+    if job == "migration":
+        uv = "uv run " if re.search(r"(?i)uv run alembic", docs) else ""
+        return f'```bash\n{uv}alembic revision --autogenerate -m "change"\n```'
+    if job == "lint":
+        return "```bash\nuv run ruff check .\n```" if re.search(r"(?i)uv run ruff check", docs) else "```bash\nruff check .\n```"
+    if job == "release-tag":
+        return "```bash\ngit tag v1.9.0\n```" if re.search(r"(?i)git tag v|prefixed with v", docs) else "```bash\ngit tag 1.9.0\n```"
+    return "```bash\nuv run pytest -q\n```" if re.search(r"(?i)uv run pytest", docs) else "```bash\npython -m pytest -q\n```"

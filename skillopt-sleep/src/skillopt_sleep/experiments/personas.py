@@ -17,6 +17,8 @@ from skillopt_sleep.experiments.transcripts import Event
 
 @attrs.frozen(kw_only=True)
 class Job:
+    """One recurring job: how it is asked, what a generic agent does, what the developer keeps."""
+
     name: str
     requests: tuple[str, ...]
     wrong: str
@@ -24,6 +26,8 @@ class Job:
     wrong_exit: int
     right: str
     corrections: tuple[str, ...]  # "" = no words, the failing-then-passing command is the only evidence
+    right_output: str = "ok"
+    edit_path: str = ""  # an edit job: ``wrong``/``right`` are the texts written to this file
 
 
 @attrs.frozen(kw_only=True)
@@ -228,7 +232,7 @@ def sessions(persona: Persona, start: datetime) -> list[tuple[str, list[Event], 
             if correction:
                 events.append(Event(kind="user", text=correction))
             events += [
-                Event(kind="shell", text=job.right, exit_code=0, output="ok"),
+                Event(kind="shell", text=job.right, exit_code=0, output=job.right_output),
                 Event(kind="assistant", text=f"Done with `{job.right}`."),
                 Event(kind="user", text="thanks"),
             ]

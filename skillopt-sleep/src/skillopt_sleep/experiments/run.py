@@ -10,7 +10,6 @@ whether the harmful rule was blocked.
 
 from __future__ import annotations
 
-import os
 import tempfile
 from datetime import datetime
 from pathlib import Path
@@ -18,6 +17,7 @@ from pathlib import Path
 from skillopt.api import ScriptedBackend
 
 from skillopt_sleep.experiments.agents import HARMFUL_RULE, convention_agent, optimizer
+from skillopt_sleep.experiments.isolation import skillopt_home
 from skillopt_sleep.experiments.personas import PERSONAS, sessions
 from skillopt_sleep.experiments.transcripts import WRITERS
 
@@ -26,7 +26,7 @@ def _one(persona_name: str, seed: int, root: Path) -> dict:
 
     from skillopt_sleep.clients import from_backends
     from skillopt_sleep.cycle import run_night
-    from skillopt_sleep.mining.tasks import SleepTask  # noqa: F401 - documents the report's task rows
+    from skillopt_sleep.mine.tasks import SleepTask  # noqa: F401 - documents the report's task rows
     from skillopt_sleep.options import SleepOptions
 
     persona = PERSONAS[persona_name]
@@ -52,48 +52,39 @@ def _one(persona_name: str, seed: int, root: Path) -> dict:
     clients = from_backends(ScriptedBackend(script=convention_agent), ScriptedBackend(script=optimizer(harmful=True)), opts=opts)
     result = run_night(opts, clients=clients, dry_run=True)
     report = result.report
-    scores = report.get("scores", {})
-    proposals = report["accepted_edits"] + report["rejected_edits"]
+    scores = report.scores
+    proposals = list(report.accepted_edits) + list(report.rejected_edits)
     ungated = None
-    test_ids = [t["id"] for t in report.get("tasks", []) if t["split"] == "test"]
-    if test_ids:
+    if any(t.split == "test" for t in report.tasks):
         ungated = _ungated_test_score(report, project, proposals, clients, opts)
-    accepted = [e["content"] for e in report["accepted_edits"]]
+    accepted = [e.edit.content for e in report.accepted_edits]
     return {
         "persona": persona_name,
         "seed": seed,
         "status": result.status,
-        "tasks": report.get("mining", {}).get("by_split", {}),
-        "val_baseline": scores.get("baseline_val"),
-        "val_final": scores.get("final_val"),
-        "test_baseline": scores.get("baseline_test"),
-        "test_final": scores.get("final_test"),
+        "tasks": report.mining.by_split,
+        "val_baseline": scores.baseline_val,
+        "val_final": scores.final_val,
+        "test_baseline": scores.baseline_test,
+        "test_final": scores.final_test,
         "test_ungated": ungated,
         "accepted": accepted,
-        "harmful_proposed": any(e["content"] == HARMFUL_RULE for e in proposals),
+        "harmful_proposed": any(e.edit.content == HARMFUL_RULE for e in proposals),
         "harmful_blocked": HARMFUL_RULE not in accepted,
-        "calls": report["usage"]["calls"],
+        "calls": report.usage.calls,
     }
 
 
-def _ungated_test_score(report: dict, project: Path, proposals: list[dict], clients, opts) -> float:
+def _ungated_test_score(report, project: Path, proposals, clients, opts) -> float:
     """What adopting every proposal without a gate would have scored on the test split."""
-    from skillopt.api import Edit, from_data
-
     from skillopt_sleep import documents
-    from skillopt_sleep.cycle import _apply
-    from skillopt_sleep.documents import DocEdit
-    from skillopt_sleep.mining.tasks import Check, SleepTask
+    from skillopt_sleep.mine.tasks import SleepTask
+    from skillopt_sleep.night import apply_edits
     from skillopt_sleep.replay import replay
 
-    tasks = [
-        SleepTask(id=t["id"], intent=t["intent"], split=t["split"], checks=tuple(from_data(c, Check) for c in t["checks"]))
-        for t in report["tasks"]
-        if t["split"] == "test"
-    ]
-    docs = [documents.load(documents.DocTarget(role=t["role"], path=Path(t["path"]))) for t in report["targets"]]
-    edits = [DocEdit(doc=e["doc"], edit=Edit(op=e["op"], target=e.get("target", ""), content=e["content"])) for e in proposals]
-    ungated_docs, _ = _apply(docs, edits)
+    tasks = [SleepTask(id=t.id, intent=t.intent, split=t.split, checks=t.checks) for t in report.tasks if t.split == "test"]
+    docs = [documents.load(documents.DocTarget(role=t.role, path=Path(t.path))) for t in report.targets]
+    ungated_docs, _ = apply_edits(docs, proposals)
     result = replay(tasks, ungated_docs, clients.target, phase="ungated-test", project_name=project.name, seed=opts.seed, salt=2)
     return result.evaluation().mean(opts.gate_metric)
 
@@ -106,18 +97,10 @@ def run_experiment(*, persona: str = "all", seeds: int = 3) -> list[dict]:
 
             raise ConfigError(f"--persona: unknown persona {name!r}; bundled: {', '.join(PERSONAS)}, all")
     results = []
-    previous = os.environ.get("SKILLOPT_HOME")
-    with tempfile.TemporaryDirectory(prefix="skillopt-sleep-exp-") as tmp:
-        os.environ["SKILLOPT_HOME"] = str(Path(tmp) / "skillopt-home")
-        try:
-            for name in names:
-                for seed in range(seeds):
-                    results.append(_one(name, 42 + seed, Path(tmp) / f"{name}-{seed}"))
-        finally:
-            if previous is None:
-                os.environ.pop("SKILLOPT_HOME", None)
-            else:
-                os.environ["SKILLOPT_HOME"] = previous
+    with tempfile.TemporaryDirectory(prefix="skillopt-sleep-exp-") as tmp, skillopt_home(Path(tmp) / "skillopt-home"):
+        for name in names:
+            for seed in range(seeds):
+                results.append(_one(name, 42 + seed, Path(tmp) / f"{name}-{seed}"))
     return results
 
 

@@ -1,13 +1,15 @@
-"""Writing synthetic sessions in real on-disk formats (Claude Code JSONL, Codex rollouts).
+"""Writing synthetic sessions in real on-disk formats: Claude Code JSONL and Codex
+rollouts here, the other agents in :mod:`.writers_logs` and :mod:`.writers_db`.
 
-The experiment's personas are turned into the same files the agents write, so the
-experiment exercises the real harvesters, not a shortcut around them.
+The experiments' sessions are turned into the same files the agents write, so they
+exercise the real harvesters, not a shortcut around them.
 """
 
 from __future__ import annotations
 
 import json
 import uuid
+import zlib
 from datetime import datetime, timedelta
 from pathlib import Path
 
@@ -16,10 +18,11 @@ import attrs
 
 @attrs.frozen(kw_only=True)
 class Event:
-    kind: str  # user | assistant | shell
-    text: str = ""
+    kind: str  # user | assistant | shell | edit
+    text: str = ""  # the message, the command, or the text an edit writes
     exit_code: int = 0
     output: str = ""
+    path: str = ""  # the file an edit writes
 
 
 def _lines(records: list[dict]) -> str:
@@ -60,32 +63,18 @@ def write_claude(home: Path, project: Path, session_id: str, events: list[Event]
             }
         else:
             tool_id = f"toolu_{session_id[:8]}_{n}"
+            if ev.kind == "edit":
+                name, args, result, error = "Edit", {"file_path": ev.path, "old_string": "", "new_string": ev.text}, f"Updated {ev.path}", False
+            else:
+                name, args = "Bash", {"command": ev.text}
+                result, error = (f"Exit code {ev.exit_code}\n" if ev.exit_code else "") + ev.output, ev.exit_code != 0
+            call = {"type": "tool_use", "id": tool_id, "name": name, "input": args}
+            message = {"id": f"msg_{n}", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [call]}
             records.append(
-                {
-                    **base,
-                    "parentUuid": parent,
-                    "type": "assistant",
-                    "uuid": uid + "a",
-                    "timestamp": t.isoformat() + "Z",
-                    "message": {
-                        "id": f"msg_{n}",
-                        "type": "message",
-                        "role": "assistant",
-                        "model": "claude-sonnet-4-5",
-                        "content": [{"type": "tool_use", "id": tool_id, "name": "Bash", "input": {"command": ev.text}}],
-                    },
-                }
+                {**base, "parentUuid": parent, "type": "assistant", "uuid": uid + "a", "timestamp": t.isoformat() + "Z", "message": message}
             )
-            body = (f"Exit code {ev.exit_code}\n" if ev.exit_code else "") + ev.output
-            rec = {
-                **base,
-                "parentUuid": uid + "a",
-                "type": "user",
-                "message": {
-                    "role": "user",
-                    "content": [{"tool_use_id": tool_id, "type": "tool_result", "content": body, "is_error": ev.exit_code != 0}],
-                },
-            }
+            block = {"tool_use_id": tool_id, "type": "tool_result", "content": result, "is_error": error}
+            rec = {**base, "parentUuid": uid + "a", "type": "user", "message": {"role": "user", "content": [block]}}
         rec["uuid"] = uid
         rec["timestamp"] = t.isoformat() + "Z"
         records.append(rec)
@@ -94,7 +83,16 @@ def write_claude(home: Path, project: Path, session_id: str, events: list[Event]
     return path
 
 
-def write_codex(home: Path, project: Path, session_id: str, events: list[Event], start: datetime) -> Path:
+def _exec_output(ev: Event) -> str:
+    """Codex's unified ``exec_command`` result text."""
+    return f"Chunk ID: {zlib.crc32(ev.text.encode()) % 65536:04x}\nWall time: 0.8123 seconds\nProcess exited with code {ev.exit_code}\nOutput:\n{ev.output}\n"
+
+
+def write_codex(
+    home: Path, project: Path, session_id: str, events: list[Event], start: datetime, *, exec_command: bool = False
+) -> Path:
+    """A rollout; shell commands as ``shell`` calls with structured output, or with
+    ``exec_command`` as the current ``exec_command`` calls with unified-exec text."""
     day = home / ".codex" / "sessions" / f"{start:%Y}" / f"{start:%m}" / f"{start:%d}"
     day.mkdir(parents=True, exist_ok=True)
     path = day / f"rollout-{start:%Y-%m-%dT%H-%M-%S}-{session_id}.jsonl"
@@ -135,6 +133,23 @@ def write_codex(home: Path, project: Path, session_id: str, events: list[Event],
                     "payload": {"type": "message", "role": "assistant", "content": [{"type": "output_text", "text": ev.text}]},
                 }
             )
+        elif ev.kind == "edit":
+            patch = f"*** Begin Patch\n*** Update File: {ev.path}\n@@\n" + "".join(f"+{line}\n" for line in ev.text.splitlines()) + "*** End Patch"
+            call = f"call_{n}"
+            records.append(
+                {
+                    "timestamp": ts,
+                    "type": "response_item",
+                    "payload": {"type": "custom_tool_call", "status": "completed", "call_id": call, "name": "apply_patch", "input": patch},
+                }
+            )
+            records.append(
+                {
+                    "timestamp": ts,
+                    "type": "response_item",
+                    "payload": {"type": "custom_tool_call_output", "call_id": call, "output": f"Success. Updated the following files:\nM {ev.path}"},
+                }
+            )
         else:
             call = f"call_{n}"
             records.append(
@@ -143,24 +158,23 @@ def write_codex(home: Path, project: Path, session_id: str, events: list[Event],
                     "type": "response_item",
                     "payload": {
                         "type": "function_call",
-                        "name": "shell",
+                        "name": "exec_command" if exec_command else "shell",
                         "call_id": call,
-                        "arguments": json.dumps({"command": ["bash", "-lc", ev.text], "workdir": str(project)}),
-                    },
-                }
-            )
-            records.append(
-                {
-                    "timestamp": ts,
-                    "type": "response_item",
-                    "payload": {
-                        "type": "function_call_output",
-                        "call_id": call,
-                        "output": json.dumps(
-                            {"output": ev.output, "metadata": {"exit_code": ev.exit_code, "duration_seconds": 0.3}}
+                        "arguments": json.dumps(
+                            {"cmd": ev.text, "workdir": str(project)}
+                            if exec_command
+                            else {"command": ["bash", "-lc", ev.text], "workdir": str(project)}
                         ),
                     },
                 }
+            )
+            output = (
+                _exec_output(ev)
+                if exec_command
+                else json.dumps({"output": ev.output, "metadata": {"exit_code": ev.exit_code, "duration_seconds": 0.3}})
+            )
+            records.append(
+                {"timestamp": ts, "type": "response_item", "payload": {"type": "function_call_output", "call_id": call, "output": output}}
             )
     path.write_text(_lines(records), encoding="utf-8")
     return path
