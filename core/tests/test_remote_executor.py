@@ -247,3 +247,30 @@ def test_a_worker_that_cannot_build_the_run_names_itself(tmp_path, loopback):
     with pytest.raises(EnvUnavailable, match=r"worker on h2 has skillopt-core .*, the driver 0\.0\.1: install the same"):
         WorkerRuntime(WorkerSpec(env="toy", config=spec.config, backends=spec.backends, versions={"skillopt-core": "0.0.1"}),
                       None, where="worker on h2")
+
+
+def test_an_env_bug_on_a_worker_fails_the_item_with_the_workers_traceback(tmp_path, loopback, scripted_client):
+    from skillopt.config.schema import RoleConfig
+    from skillopt.engine.rollouts import RolloutRunner
+
+    class Unpicklable(Exception):
+        def __init__(self, what, extra):
+            super().__init__(what)
+            self.lock = threading.Lock()  # cannot cross to the driver as it is
+
+    class BuggyEnv(ToyEnv):
+        def rollout(self, task, skill, model, ctx):
+            raise Unpicklable("parser exploded", 1)
+
+    cfg = make_config(model={"target": RoleConfig(**loopback["model"]["target"])}, engine=loopback["engine"])
+    LoopbackExecutor.spec = spec_of(cfg)
+    executor = LoopbackExecutor()
+    env = ToyEnv(cfg.env)
+    runner = RolloutRunner(env, scripted_client(), workers=2, timeout_s=5, executor=executor, config=cfg)
+    for worker in executor.workers:
+        worker.env = BuggyEnv(cfg.env)
+    got = runner.run(env.tasks("val")[:2], "", tmp_path / "out", training=False, seed=1)
+    executor.close()
+    assert [r.status for r in got] == ["failed", "failed"]  # an env bug is the item's failure, not missing data
+    assert "Unpicklable: parser exploded" in got[0].error
+    assert "in rollout" in got[0].error and 'raise Unpicklable("parser exploded", 1)' in got[0].error  # where, on the worker

@@ -14,7 +14,7 @@ import itertools
 import threading
 from typing import Any
 
-from skillopt.api import CallHost, SkillOptError
+from skillopt.api import CallHost, SkillOptError, WorkerLost
 
 #: seconds one long poll of the driver waits for work before asking again
 POLL_S = 0.5
@@ -67,7 +67,10 @@ class GatewayLink:
     def call(self, op: str, ticket: int, *args: Any) -> Any:
         import ray
 
-        status, value = ray.get(self.gateway.call.remote(op, ticket, args))
+        try:
+            status, value = ray.get(self.gateway.call.remote(op, ticket, args))
+        except ray.exceptions.RayError as exc:  # the driver's side is gone: no answer, never a wrong one
+            raise WorkerLost(f"lost the line to the driver ({type(exc).__name__})") from None
         if status == "err":
             raise value
         return value
@@ -90,7 +93,9 @@ class GatewayServer:
 
     def __init__(self, ray, host: CallHost):
         self.ray, self.host = ray, host
-        self.actor = ray.remote(CallGateway).options(num_cpus=0, max_concurrency=10_000).remote()
+        # on the head node: the cluster does not outlive it, while any worker node may go
+        self.actor = ray.remote(CallGateway).options(num_cpus=0, max_concurrency=10_000,
+                                                     resources={"node:__internal_head__": 0.001}).remote()
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._serve, name="ray-gateway", daemon=True)
         self._thread.start()
