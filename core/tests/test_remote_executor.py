@@ -184,29 +184,36 @@ def test_the_driver_serves_reservations_under_the_run_wide_in_flight_limit(scrip
         host.handle("cache_get", 3, "key")
 
 
-def test_files_an_env_writes_on_a_worker_reach_the_run_directory(tmp_path, loopback, scripted_client):
+def on_workers(env_cls, loopback, client, n, skill, out):
+    """The first ``n`` val items rolled out on the loopback workers, whose env is ``env_cls``."""
     from skillopt.config.schema import RoleConfig
     from skillopt.engine.rollouts import RolloutRunner
 
+    cfg = make_config(model={"target": RoleConfig(**loopback["model"]["target"])}, engine=loopback["engine"])
+    LoopbackExecutor.spec = spec_of(cfg)
+    executor = LoopbackExecutor()
+    env = ToyEnv(cfg.env)
+    runner = RolloutRunner(env, client, workers=2, timeout_s=5, executor=executor, config=cfg)
+    for worker in executor.workers:
+        worker.env = env_cls(cfg.env)
+    try:
+        return runner.run(env.tasks("val")[:n], skill, out, training=False, seed=1)
+    finally:
+        executor.close()
+
+
+def test_files_an_env_writes_on_a_worker_reach_the_run_directory(tmp_path, loopback, scripted_client):
     class FileEnv(ToyEnv):
         def rollout(self, task, skill, model, ctx):
             (ctx.workdir / "notes").mkdir(parents=True)
             (ctx.workdir / "notes" / "code.py").write_text(f"# {task.id}\n")
             return super().rollout(task, skill, model, ctx)
 
-    cfg = make_config(model={"target": RoleConfig(**loopback["model"]["target"])}, engine=loopback["engine"])
-    LoopbackExecutor.spec = spec_of(cfg)
-    executor = LoopbackExecutor()
-    env = ToyEnv(cfg.env)
-    runner = RolloutRunner(env, scripted_client(), workers=2, timeout_s=5, executor=executor, config=cfg)
-    for worker in executor.workers:
-        worker.env = FileEnv(cfg.env)
-    got = runner.run(env.tasks("val")[:3], "- RULE-upper", tmp_path / "out", training=False, seed=1)
+    got = on_workers(FileEnv, loopback, scripted_client(), 3, "- RULE-upper", tmp_path / "out")
     assert [r.status for r in got] == ["ok"] * 3
     written = sorted(p.relative_to(tmp_path / "out").as_posix() for p in tmp_path.rglob("code.py"))
     assert written == [f"predictions/val-00{i}/notes/code.py" for i in range(3)]  # the worker's temp folders are gone
     assert (tmp_path / "out" / "predictions" / "val-001" / "notes" / "code.py").read_text() == "# val-001\n"
-    executor.close()
 
 
 def test_a_file_path_leaving_the_item_folder_fails_the_item_and_writes_nothing(tmp_path):
@@ -250,9 +257,6 @@ def test_a_worker_that_cannot_build_the_run_names_itself(tmp_path, loopback):
 
 
 def test_an_env_bug_on_a_worker_fails_the_item_with_the_workers_traceback(tmp_path, loopback, scripted_client):
-    from skillopt.config.schema import RoleConfig
-    from skillopt.engine.rollouts import RolloutRunner
-
     class Unpicklable(Exception):
         def __init__(self, what, extra):
             super().__init__(what)
@@ -262,15 +266,7 @@ def test_an_env_bug_on_a_worker_fails_the_item_with_the_workers_traceback(tmp_pa
         def rollout(self, task, skill, model, ctx):
             raise Unpicklable("parser exploded", 1)
 
-    cfg = make_config(model={"target": RoleConfig(**loopback["model"]["target"])}, engine=loopback["engine"])
-    LoopbackExecutor.spec = spec_of(cfg)
-    executor = LoopbackExecutor()
-    env = ToyEnv(cfg.env)
-    runner = RolloutRunner(env, scripted_client(), workers=2, timeout_s=5, executor=executor, config=cfg)
-    for worker in executor.workers:
-        worker.env = BuggyEnv(cfg.env)
-    got = runner.run(env.tasks("val")[:2], "", tmp_path / "out", training=False, seed=1)
-    executor.close()
+    got = on_workers(BuggyEnv, loopback, scripted_client(), 2, "", tmp_path / "out")
     assert [r.status for r in got] == ["failed", "failed"]  # an env bug is the item's failure, not missing data
     assert "Unpicklable: parser exploded" in got[0].error
     assert "in rollout" in got[0].error and 'raise Unpicklable("parser exploded", 1)' in got[0].error  # where, on the worker
