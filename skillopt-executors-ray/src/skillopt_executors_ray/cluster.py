@@ -72,7 +72,8 @@ def connect(address: str, *, local_cpus: int = 0) -> bool:
     try:
         ray.init(**options)
     except (ConnectionError, TimeoutError, RuntimeError, ValueError) as exc:
-        first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+        lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
+        first = lines[0] + (f" {lines[-1]}" if lines[0].endswith(":") and len(lines) > 1 else "")  # Ray's reason is often last
         where = f"engine.ray_address={address!r}" if address else "a local Ray (engine.ray_address='')"
         raise ConfigError(f"cannot reach the Ray cluster at {where}: {first}") from None
     return True

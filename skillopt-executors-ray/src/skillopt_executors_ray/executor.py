@@ -213,7 +213,7 @@ class RayExecutor(Executor):
             attempt = self._attempts.pop(ref, None)
             if attempt is None:
                 return
-            attempt.worker.load -= 1
+            attempt.worker.load = max(0, attempt.worker.load - 1)
         try:
             outcome = ray.get(ref)
         except (ray.exceptions.RayActorError, ray.exceptions.WorkerCrashedError, ray.exceptions.NodeDiedError,
@@ -283,7 +283,7 @@ class RayExecutor(Executor):
             return
         with self._lock:
             worker.handle, worker.host, worker.pid = handle, info["host"], info["pid"]
-            worker.up, worker.replacing, worker.load = True, False, 0
+            worker.up, worker.replacing = True, False
             parked, self._parked = self._parked, []
             for attempt in parked:
                 self._dispatch(attempt)
