@@ -8,6 +8,7 @@ import attrs
 
 from skillopt.calls import Ledger, ModelClient
 from skillopt.config.schema import RunConfig
+from skillopt.engine.session import build_executor
 from skillopt.engine.trainer import Trainer
 from skillopt.registry import get
 from skillopt.scripted import ScriptedBackend
@@ -42,4 +43,4 @@ def make_trainer(out: Path, *, target_script=None, optimizer_script=None, num_ep
     policy = get("edit_policies", cfg.optimizer.skill_update_mode).obj()
     gate = get("gates", cfg.evaluation.gate).obj(cfg.evaluation)
     return Trainer(cfg=cfg, env=ToyEnv(cfg.env), target=t, optimizer=o, policy=policy, gate=gate, out_dir=out, ledger=ledger,
-                   observers=observers)
+                   observers=observers, executor=build_executor(cfg))

@@ -10,16 +10,17 @@ import sys
 
 
 def test_help_imports_no_env_or_backend_module():
-    """Command plugins are imported (they attach sub-commands); env and backend plugin
-    modules, and the heavy libraries they use, must not be."""
+    """Command plugins are imported (they attach sub-commands); env, backend and executor
+    plugin modules, and the heavy libraries they use (Ray's among them), must not be."""
     code = (
         "import sys\n"
         "from importlib import metadata\n"
         "from skillopt.cli import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         "plugins = {ep.value.split(':')[0] for d in metadata.distributions() for ep in d.entry_points\n"
-        "           if ep.group in ('skillopt.envs', 'skillopt.backends') and ep.value.split(':')[0] != 'skillopt.scripted'}\n"
-        "heavy = ('llama_cpp', 'openai', 'anthropic', 'openpyxl', 'datasets', 'httpx')\n"
+        "           if ep.group in ('skillopt.envs', 'skillopt.backends', 'skillopt.executors')\n"
+        "           and ep.value.split(':')[0] != 'skillopt.scripted'}\n"
+        "heavy = ('llama_cpp', 'openai', 'anthropic', 'openpyxl', 'datasets', 'httpx', 'ray')\n"
         "bad = sorted(m for m in sys.modules if m in plugins or m.split('.')[0] in heavy)\n"
         "print('IMPORTED', bad)\n"
     )

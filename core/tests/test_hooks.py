@@ -204,3 +204,36 @@ def test_a_failing_observer_does_not_stop_training(tmp_path):
     summary = make_trainer(tmp_path, observers=Observers(get_host(), warn=warnings.append), num_epochs=1).train()
     assert summary.status == "finished"
     assert any("observer bug" in w for w in warnings)
+
+
+def test_hook_skillopt_register_executors(tmp_path):
+    """A registered executor is what the engine submits every rollout to, and a run through
+    it ends exactly as a run on the built-in threads."""
+    from engine_helpers import make_trainer
+    from skillopt.api import Executor
+    from skillopt.executors.threads import ThreadExecutor
+
+    submitted = []
+
+    class Counting(Executor):
+        """Threads, counting what it is given."""
+
+        name = "counting-hook"
+
+        def submit(self, item, model, done):
+            submitted.append(item.key)
+            ThreadExecutor.submit(self, item, model, done)
+
+    class P:
+        @hookimpl
+        def skillopt_register_executors(self, register):
+            register(Counting)
+
+    _register(P())
+    reference = make_trainer(tmp_path / "threads", num_epochs=1).train()
+    trainer = make_trainer(tmp_path / "plugin", num_epochs=1, engine={"executor": "counting-hook"})
+    assert type(trainer.runner.executor) is Counting
+    summary = trainer.train()
+    assert len(submitted) > 16 and "val-000#r0" in submitted  # baseline, rollouts, gate and test went through it
+    assert (summary.status, summary.val.best_gate_score, summary.test) == (
+        reference.status, reference.val.best_gate_score, reference.test)

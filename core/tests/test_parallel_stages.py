@@ -13,6 +13,7 @@ import time
 
 from skillopt.calls import ModelClient
 from skillopt.engine.rollouts import RolloutRunner
+from skillopt.executors import ExecutorJob
 from skillopt.scripted import ScriptedBackend
 
 from engine_helpers import make_trainer
@@ -76,6 +77,7 @@ def test_the_final_evaluation_tests_the_initial_and_best_skills_side_by_side(tmp
     trainer = make_trainer(tmp_path, num_epochs=1, env={"workers": 4}, evaluation={"eval_test": True})
     trainer.env = Env(trainer.env.config)
     trainer.runner.env = trainer.env
+    trainer.runner.executor.start(ExecutorJob(env=trainer.env, cancel=trainer.runner.cancel))  # items run on the swapped env
     summary = trainer.train()
     assert waited == [True]
     assert summary.test["initial"].hard < summary.test["best"].hard == 1.0

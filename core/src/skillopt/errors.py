@@ -72,6 +72,11 @@ class CallTimeout(TransientError):
     """The call exceeded its deadline."""
 
 
+class WorkerLost(TransientError):
+    """The process running an item died (a worker or its node was lost) and the item's
+    retries elsewhere ran out: the item got no answer; it is missing data, never scored."""
+
+
 class SchemaError(BackendError):
     """The reply did not match the requested JSON schema (after re-asking)."""
 

@@ -66,6 +66,16 @@ def skillopt_register_harvesters(register: Callable[..., None]) -> None:
 
 
 @hookspec
+def skillopt_register_executors(register: Callable[..., None]) -> None:
+    """Register executors (subclasses of :class:`skillopt.executors.Executor`), selected
+    by ``engine.executor``: where the engine runs rollouts (``threads``, built in: threads
+    of this process; a plugin: other processes or machines).
+
+    :param register: call ``register(ExecutorClass)`` once per executor.
+    """
+
+
+@hookspec
 def skillopt_register_commands(app: Any) -> None:
     """Attach CLI commands to the root ``skillopt`` typer app.
 
@@ -121,6 +131,7 @@ __all__ = [
     "skillopt_register_commands",
     "skillopt_register_edit_policies",
     "skillopt_register_envs",
+    "skillopt_register_executors",
     "skillopt_register_gates",
     "skillopt_register_harvesters",
     "skillopt_run_finished",

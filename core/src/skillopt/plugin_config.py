@@ -1,12 +1,12 @@
 """Typed config for every plugin kind, each under its own section.
 
-A gate, edit policy, backend or observer declares its keys as an attrs class named
+A gate, edit policy, backend, executor or observer declares its keys as an attrs class named
 ``Config`` (on the class; for an observer, in its module) and reads them as
 ``self.settings`` (observers: the ``config`` argument of their hooks). Users set them
-under ``[gates.NAME]``, ``[edit_policies.NAME]``, ``[backends.NAME]`` or
-``[observers.NAME]`` in a config file, or ``--set gates.NAME.key=value``; unknown
+under ``[gates.NAME]``, ``[edit_policies.NAME]``, ``[backends.NAME]``,
+``[executors.NAME]`` or ``[observers.NAME]`` in a config file, or ``--set gates.NAME.key=value``; unknown
 plugins and keys are errors with the same typo hints as every other key. The
-selected gate's and edit policy's sections are always filled in with their
+selected gate's, edit policy's and executor's sections are always filled in with their
 defaults, so ``skillopt config show`` shows every key that shapes a run.
 """
 
@@ -19,8 +19,10 @@ import attrs
 from skillopt.errors import ConfigError, PluginError
 
 #: config section -> registry kind (``observers`` are hook modules, not components)
-SECTIONS = {"gates": "gates", "edit_policies": "edit_policies", "backends": "backends", "observers": "observers"}
-LABEL = {"gates": "gate", "edit_policies": "edit policy", "backends": "backend", "observers": "observer"}
+SECTIONS = {"gates": "gates", "edit_policies": "edit_policies", "backends": "backends", "observers": "observers",
+            "executors": "executors"}
+LABEL = {"gates": "gate", "edit_policies": "edit policy", "backends": "backend", "observers": "observer",
+         "executors": "executor"}
 
 
 def config_class(section: str, name: str) -> type | None:
@@ -40,7 +42,11 @@ def config_class(section: str, name: str) -> type | None:
 
     try:
         comp = get(SECTIONS[section], name)
-    except PluginError:
+    except PluginError as exc:
+        from skillopt.registry import INSTALL_HINTS
+
+        if (SECTIONS[section], name) in INSTALL_HINTS:  # say what to install, not just what is installed
+            raise ConfigError(str(exc)) from None
         raise ConfigError(_unknown(section, name, get_registry().names(SECTIONS[section]))) from None
     cls = getattr(comp.obj, "Config", None)
     return cls if cls is not None and attrs.has(cls) else None

@@ -28,6 +28,7 @@ GROUPS = {
     "edit_policies": "skillopt.edit_policies",
     "gates": "skillopt.gates",
     "harvesters": "skillopt.harvesters",
+    "executors": "skillopt.executors",
     "commands": "skillopt.commands",
     "observers": "skillopt.observers",
 }
@@ -38,6 +39,7 @@ KIND_LABEL = {
     "edit_policies": "edit policy",
     "gates": "gate",
     "harvesters": "harvester",
+    "executors": "executor",
     "commands": "command plugin",
     "observers": "observer",
 }

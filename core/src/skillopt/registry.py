@@ -22,7 +22,11 @@ HOOKS = {
     "edit_policies": "skillopt_register_edit_policies",
     "gates": "skillopt_register_gates",
     "harvesters": "skillopt_register_harvesters",
+    "executors": "skillopt_register_executors",
 }
+
+#: components shipped in a distribution of their own: an unknown name says what to install
+INSTALL_HINTS = {("executors", "ray"): "skillopt-executors-ray"}
 
 
 @attrs.frozen(kw_only=True)
@@ -130,6 +134,9 @@ class Registry:
     def _unknown_message(self, kind: str, name: str) -> str:
         names = self.names(kind)
         label = KIND_LABEL[kind]
+        dist = INSTALL_HINTS.get((kind, name))
+        if dist:
+            return f"the {label} '{name}' is not installed: pip install {dist} (installed {label}s: {', '.join(names) or 'none'})"
         close = difflib.get_close_matches(name, names, n=1)
         hint = f" Did you mean '{close[0]}'?" if close else ""
         installed = ", ".join(names) if names else "none"
@@ -178,7 +185,7 @@ def reset_registry() -> None:
 
 def get(kind: str, name: str) -> Component:
     """The component ``name`` of ``kind`` (``envs``, ``backends``, ``gates``, ``edit_policies``,
-    ``harvesters``); imports only the plugin that declares it. Raises PluginError naming
+    ``harvesters``, ``executors``); imports only the plugin that declares it. Raises PluginError naming
     the installed ones when there is none."""
     return get_registry().get(kind, name)
 

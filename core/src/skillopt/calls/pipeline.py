@@ -8,10 +8,11 @@ off exponentially with jitter. Backends must disable their SDK's own retries.
 
 from __future__ import annotations
 
+import contextlib
 import random
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 
 import attrs
 
@@ -79,8 +80,7 @@ class ModelClient:
         self.cache = cache if cache_mode != "off" else None
         self.cache_mode = cache_mode
         self.identity = backend.identity()
-        endpoint = (self.identity.get("backend"), self.identity.get("base_url") or self.identity.get("endpoint") or "")
-        self.limiter = shared_limiter(repr(endpoint), max_in_flight)
+        self.limiter = shared_limiter(self.endpoint_key, max_in_flight)
         self.retry = retry
         self.schema_retries = schema_retries
         self.pricer = pricer
@@ -92,6 +92,11 @@ class ModelClient:
     @property
     def model(self) -> str:
         return self.backend.settings.model
+
+    @property
+    def endpoint_key(self) -> str:
+        """What the in-flight limit is shared by: the backend and its endpoint (not the model)."""
+        return repr((self.identity.get("backend"), self.identity.get("base_url") or self.identity.get("endpoint") or ""))
 
     def close(self) -> None:
         """Stop this client and release its backend (calls in flight are abandoned)."""
@@ -186,8 +191,7 @@ class ModelClient:
             if self.cancel.is_set():
                 raise Cancelled("run cancelled")
             try:
-                with self.limiter:
-                    self.ledger.begin(role=self.role, stage=label)  # reserved before it is sent
+                with self._reserved(label):
                     started = time.monotonic()
                     try:
                         completion = self.backend.complete(request)
@@ -214,6 +218,14 @@ class ModelClient:
             self.ledger.record(role=self.role, stage=label, usage=completion.usage, cost_usd=cost, cached=False,
                                truncated=completion.finish_reason == "length")
             return completion
+
+    @contextlib.contextmanager
+    def _reserved(self, label: str) -> Iterator[None]:
+        """One request's in-flight slot, and the request reserved in the ledger (journaled
+        before it is sent), held while it is sent."""
+        with self.limiter:
+            self.ledger.begin(role=self.role, stage=label)
+            yield
 
     def _wait(self, seconds: float) -> None:
         if self._sleep is not None:

@@ -38,6 +38,8 @@ RESUME_NEUTRAL_KEYS = frozenset(
         "train.max_steps",
     }
 )
+#: sections that may change between a run and its resume (where rollouts run)
+RESUME_NEUTRAL_SECTIONS = ("engine.", "executors.")
 
 
 @attrs.frozen(kw_only=True)
@@ -146,7 +148,8 @@ def resolve_config(sources: ConfigSources, env_cls: type[EnvConfig] = EnvConfig)
         return cfg
     from skillopt.plugin_config import resolve_sections
 
-    sections = resolve_sections(raw, {"gates": cfg.evaluation.gate if cfg.evaluation.use_gate else "", "edit_policies": mode})
+    sections = resolve_sections(raw, {"gates": cfg.evaluation.gate if cfg.evaluation.use_gate else "", "edit_policies": mode,
+                                      "executors": cfg.engine.executor})
     return attrs.evolve(cfg, **sections)
 
 
@@ -291,9 +294,13 @@ def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:
     return {prefix: data}
 
 
+def _resume_neutral(key: str) -> bool:
+    return key in RESUME_NEUTRAL_KEYS or key.startswith(RESUME_NEUTRAL_SECTIONS)
+
+
 def config_fingerprint(data: dict[str, Any]) -> str:
     """Hash of the result-relevant part of a (redacted) config."""
-    flat = {k: val for k, val in _flatten(data).items() if k not in RESUME_NEUTRAL_KEYS}
+    flat = {k: val for k, val in _flatten(data).items() if not _resume_neutral(k)}
     blob = json.dumps(flat, sort_keys=True, default=str).encode()
     return hashlib.sha256(blob).hexdigest()[:16]
 
@@ -303,7 +310,7 @@ def config_diff(old: dict[str, Any], new: dict[str, Any]) -> list[str]:
     a, b = _flatten(old), _flatten(new)
     lines = []
     for key in sorted(set(a) | set(b)):
-        if key in RESUME_NEUTRAL_KEYS or a.get(key) == b.get(key):
+        if _resume_neutral(key) or a.get(key) == b.get(key):
             continue
         lines.append(f"{key}: {a.get(key, '<unset>')!r} -> {b.get(key, '<unset>')!r}")
     return lines

@@ -109,10 +109,13 @@ HELP = {
     "env.workers": "parallel rollouts (evaluations running side by side share them)",
     "env.exec_timeout": "seconds an env may spend on one rollout (the engine adds the model calls' retry time before it gives up)",
     "env.max_completion_tokens": "max tokens of a target reply (None = the env's default)",
+    "engine.executor": "where rollouts run: threads (built in, this process) or an installed executor such as ray (skillopt-executors-ray, docs/ray.md); a run may resume under another",
+    "engine.ray_address": "Ray cluster of the ray executor: '' = start a local Ray, auto = the cluster this machine joined (ray start), ray://HOST:10001 = a remote one",
     "gates": "typed settings of gate plugins, [gates.NAME] (the selected gate's defaults filled in)",
     "edit_policies": "typed settings of edit-policy plugins, [edit_policies.NAME] (the selected policy's defaults filled in)",
     "backends": "typed settings of backend plugins, [backends.NAME]",
     "observers": "typed settings of observer plugins, [observers.NAME]",
+    "executors": "typed settings of executor plugins, [executors.NAME] (the selected executor's defaults filled in)",
     "out_dir": "run directory ('' = a new timestamped folder under the user data dir)",
     "preset": "env preset applied under your settings ('' = the env's choice: small on the local model)",
 }

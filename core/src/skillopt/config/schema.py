@@ -210,6 +210,18 @@ class EnvConfig:
 
 
 @attrs.frozen(kw_only=True)
+class EngineConfig:
+    """Where the engine runs rollouts. Neither key changes a run's results, so a run may
+    resume under another executor."""
+
+    #: executor plugin: ``threads`` (built in: threads of this process) or an installed one (``ray``)
+    executor: str = "threads"
+    #: Ray cluster of the ``ray`` executor: '' = start a local Ray on this machine, ``auto`` =
+    #: the cluster this machine joined (``ray start``), ``ray://HOST:10001`` = a remote cluster
+    ray_address: str = ""
+
+
+@attrs.frozen(kw_only=True)
 class RunConfig:
     """The whole resolved configuration of one run."""
 
@@ -220,11 +232,13 @@ class RunConfig:
     evaluation: EvaluationConfig = EvaluationConfig()
     budget: BudgetConfig = BudgetConfig()
     env: EnvConfig = EnvConfig()
+    engine: EngineConfig = EngineConfig()
     #: per-plugin typed settings, ``{name: {key: value}}`` (see :mod:`skillopt.plugin_config`)
     gates: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     edit_policies: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     backends: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     observers: dict[str, dict[str, Any]] = attrs.field(factory=dict)
+    executors: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     out_dir: str = ""
     preset: str = ""
 

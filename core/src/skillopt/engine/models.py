@@ -94,31 +94,40 @@ def _in_flight(configured: int, backend_limit: int | None) -> int:
     return min(configured, backend_limit) if backend_limit else configured
 
 
-def build_clients(cfg: RunConfig, *, ledger: Ledger, roles=("target", "optimizer"), cancel=None) -> tuple[dict[str, ModelClient], dict[str, str]]:
-    """One :class:`ModelClient` per role, sharing the ledger, cache and limits."""
+def configured_in_flight(cfg: RunConfig, role: str) -> int:
+    """``model.ROLE.max_in_flight``, else ``model.max_in_flight``: calls in flight to the
+    role's endpoint, from every thread (and every worker) of the run."""
+    return getattr(cfg.model, role).max_in_flight or cfg.model.max_in_flight
+
+
+def build_backend(cfg: RunConfig, role: str) -> tuple[Backend, str]:
+    """The role's backend with its resolved settings, and why it was chosen (auto)."""
     from skillopt.registry import get
 
+    name, reason = backend_name(cfg, role)
+    comp = get("backends", name)
+    return comp.obj(role_settings(cfg, role, comp.name, comp.obj)), reason
+
+
+def client_options(cfg: RunConfig, role: str, backend: Backend) -> dict:
+    """The :class:`ModelClient` settings of a role, besides its ledger and cache."""
+    return {
+        "cache_mode": cfg.model.cache,
+        "max_in_flight": _in_flight(configured_in_flight(cfg, role), type(backend).max_concurrency),
+        "retry": RetryPolicy(max_retries=cfg.model.max_retries),
+        "schema_retries": cfg.model.schema_retries,
+        "pricer": make_pricer(cfg),
+        "seed": cfg.train.seed,
+    }
+
+
+def build_clients(cfg: RunConfig, *, ledger: Ledger, roles=("target", "optimizer"), cancel=None) -> tuple[dict[str, ModelClient], dict[str, str]]:
+    """One :class:`ModelClient` per role, sharing the ledger, cache and limits."""
     cache = open_cache(cfg)
     clients: dict[str, ModelClient] = {}
     reasons: dict[str, str] = {}
     for role in roles:
-        name, reason = backend_name(cfg, role)
-        comp = get("backends", name)
-        settings = role_settings(cfg, role, comp.name, comp.obj)
-        backend = comp.obj(settings)
-        rc = getattr(cfg.model, role)
-        clients[role] = ModelClient(
-            backend,
-            role=role,
-            ledger=ledger,
-            cache=cache,
-            cache_mode=cfg.model.cache,
-            max_in_flight=_in_flight(rc.max_in_flight or cfg.model.max_in_flight, comp.obj.max_concurrency),
-            retry=RetryPolicy(max_retries=cfg.model.max_retries),
-            schema_retries=cfg.model.schema_retries,
-            pricer=make_pricer(cfg),
-            cancel=cancel,
-            seed=cfg.train.seed,
-        )
-        reasons[role] = reason
+        backend, reasons[role] = build_backend(cfg, role)
+        clients[role] = ModelClient(backend, role=role, ledger=ledger, cache=cache, cancel=cancel,
+                                    **client_options(cfg, role, backend))
     return clients, reasons

@@ -4,8 +4,10 @@ Each finished item is appended to ``results.jsonl`` with the hash of the skill i
 under, so a resumed run redoes only missing items *of the same skill*. An item whose
 provider failed (5xx, rate limit or timeout after the client's retries) or that passed
 its deadline is *missing data*: it is reported, never written as a result and never
-scored, so the next evaluation (or the resumed run) asks again. Items run on daemon
-threads; an item past its deadline is abandoned and its late result discarded.
+scored, so the next evaluation (or the resumed run) asks again. Items run where the
+run's executor puts them (``threads``: daemon threads of this process); each outcome
+comes back here and is written by this process only; an item past its deadline is
+abandoned and its late result discarded.
 """
 
 from __future__ import annotations
@@ -16,11 +18,12 @@ import threading
 import time
 import traceback
 from collections import Counter
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import attrs
 
-from skillopt.envs import Env, RolloutContext
+from skillopt.envs import Env
+from skillopt.executors import Executor, ExecutorJob, ItemOutcome, WorkItem, new_ticket
 from skillopt.errors import (
     AuthError, BackendError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, ContextLengthError, EnvUnavailable,
     SchemaError, SkillOptError,
@@ -30,6 +33,7 @@ from skillopt.redact import redact_data, redact_text
 from skillopt.serde import to_data
 from skillopt.engine.resumable import ItemLog
 from skillopt.engine.rundir import safe_name, write_text
+from skillopt.fsio import write_atomic
 from skillopt.engine.seeds import derive_seed
 
 FATAL = (AuthError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, EnvUnavailable)
@@ -67,6 +71,12 @@ def missing_summary(rollouts: list[Rollout]) -> str:
     return f"{len(missing)} of {len(rollouts)} items failed ({top})"
 
 
+def model_route(model) -> tuple[str, str]:
+    """(role, ledger label) of the client the engine hands an env: a remote executor
+    rebuilds that client where the item runs and books its calls the same way."""
+    return getattr(model, "role", "") or "target", getattr(model, "label", "") or ""
+
+
 def short_reason(error: str) -> str:
     first = error.strip().splitlines()[0] if error.strip() else "error"
     return first[:160]
@@ -76,7 +86,13 @@ class RolloutRunner:
     def __init__(
         self, env: Env, client, *, workers: int, timeout_s: float, deadline_s: float | None = None,
         cancel: threading.Event | None = None, reporter=None, heal_rounds: int = 1, heal_pause_s: float = 2.0,
+        executor: Executor | None = None, config=None,
     ):
+        """``executor``: where items run (started here; its owner closes it), by default
+        threads of this process; ``config``: the run's config, which a remote executor
+        rebuilds the env and the models from."""
+        from skillopt.executors.threads import ThreadExecutor
+
         self.env = env
         self.client = client
         self.workers = max(1, workers)
@@ -93,6 +109,8 @@ class RolloutRunner:
         self._slots = threading.Semaphore(self.workers)
         self._waiting: set[queue.Queue] = set()
         self._waiting_lock = threading.Lock()
+        self.executor = executor if executor is not None else ThreadExecutor()
+        self.executor.start(ExecutorJob(env=env, config=config, cancel=self.cancel))
 
     def run(
         self,
@@ -169,8 +187,9 @@ class RolloutRunner:
     def _finish(self, task: Task, repeat: int, h: str, rollout: Rollout | None, exc, elapsed: float) -> Rollout:
         if exc is not None:
             message = redact_text(f"{type(exc).__name__}: {exc}")
-            if not isinstance(exc, SkillOptError):
-                message += "\n" + redact_text("".join(traceback.format_exception(exc))[-1500:])
+            if not isinstance(exc, SkillOptError):  # a bug: where it happened (on a worker: its own traceback)
+                trace = getattr(exc, "remote_traceback", "") or "".join(traceback.format_exception(exc))
+                message += "\n" + redact_text(trace[-1500:])
             status = "error" if is_missing_error(exc) else "failed"
             return Rollout(
                 task_id=task.id, task_type=task.task_type, status=status, error=message, skill_hash=h, repeat=repeat,
@@ -186,56 +205,70 @@ class RolloutRunner:
     def _folder(task_id: str, repeat: int) -> str:
         return safe_name(task_id) + (f"_r{repeat}" if repeat else "")
 
-    def _save(self, out_dir: Path, log: ItemLog, key: str, h: str, task: Task, repeat: int, rollout: Rollout) -> None:
+    def _save(self, out_dir: Path, log: ItemLog, key: str, h: str, task: Task, repeat: int, rollout: Rollout,
+              files: dict[str, bytes] | None = None) -> None:
         if rollout.missing:
             return  # missing data is reported, never saved as a result
         folder = out_dir / "predictions" / self._folder(task.id, repeat)
+        worker_files = [(folder.joinpath(*_inside(name)), data) for name, data in (files or {}).items()]
+        for path, data in worker_files:  # what the env wrote on a remote worker (every name checked first)
+            write_atomic(path, data)
         # serialised and scrubbed once for both files (compact JSON: the C encoder)
         encoded = json.dumps(redact_data(to_data(rollout)), ensure_ascii=False, default=str)
         write_text(folder / "conversation.json", encoded + "\n")
         log.append_encoded(key, h, "rollout", encoded)
 
 
+def _inside(name: str) -> tuple[str, ...]:
+    """The parts of a worker file's relative path; one that would leave the item's folder
+    is refused (it comes from another process)."""
+    parts = PurePosixPath(name).parts
+    if not parts or PurePosixPath(name).is_absolute() or any(p in ("..", "") for p in parts):
+        raise ValueError(f"a worker returned a file outside its item folder: {name!r}")
+    return parts
+
+
 class _Batch:
-    """One ``run`` call's items in flight: started while the runner has a free slot,
-    collected as they finish, abandoned past their deadline."""
+    """One ``run`` call's items in flight: submitted to the executor while the runner has a
+    free slot, collected as they finish, abandoned past their deadline."""
 
     def __init__(self, runner: RolloutRunner, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model):
         self.runner, self.skill, self.h, self.out_dir, self.log = runner, skill, h, out_dir, log
         self.training, self.seed, self.results, self.label, self.total, self.model = training, seed, results, label, total, model
+        self.role, self.stage = model_route(model)
         self.done_q: queue.Queue = queue.Queue()
         self.pending = list(jobs)
         self.running: dict[str, float] = {}
+        self.items: dict[str, WorkItem] = {}
         self.claim = threading.Lock()
         self.abandoned: set[str] = set()
         self.saving: set[str] = set()
         self.by_key = {item_key(t.id, r): (t, r) for t, r in jobs}
         self.answered = sum(1 for ro in results.values() if not ro.missing)
 
-    def work(self, task: Task, repeat: int, key: str) -> None:
+    def item(self, task: Task, repeat: int, key: str) -> WorkItem:
         runner = self.runner
-        ctx = RolloutContext(
-            seed=item_seed(self.seed, task.id, repeat),
-            training=self.training,
-            workdir=self.out_dir / "predictions" / runner._folder(task.id, repeat),
-            timeout_s=runner.timeout_s,
-            repeat=repeat,
-            cancel=runner.cancel,
+        return WorkItem(
+            ticket=new_ticket(), key=key, task=task, skill=self.skill, repeat=repeat,
+            seed=item_seed(self.seed, task.id, repeat), training=self.training, timeout_s=runner.timeout_s,
+            role=self.role, stage=self.stage, workdir=str(self.out_dir / "predictions" / runner._folder(task.id, repeat)),
         )
-        started = time.monotonic()
-        try:
-            rollout = runner.env.rollout(task, self.skill, self.model, ctx)
-            exc = None
-        except BaseException as error:  # noqa: BLE001 - reported per item or re-raised as fatal
-            rollout, exc = None, error
+
+    def finished(self, item: WorkItem, outcome: ItemOutcome) -> None:
+        """The executor's callback (any thread): record and save the item, then wake the driver."""
+        runner, key, task, repeat = self.runner, item.key, item.task, item.repeat
+        exc = outcome.error
         record = None
         if exc is None or not isinstance(exc, FATAL):
-            record = runner._finish(task, repeat, self.h, rollout, exc, time.monotonic() - started)
+            record = runner._finish(task, repeat, self.h, outcome.rollout, exc, outcome.elapsed_s)
             with self.claim:  # a timed-out item's late result must never overwrite its record
                 if key in self.abandoned:
                     return
                 self.saving.add(key)
-            runner._save(self.out_dir, self.log, key, self.h, task, repeat, record)
+            try:
+                runner._save(self.out_dir, self.log, key, self.h, task, repeat, record, outcome.files)
+            except ValueError as bad:  # a worker's file outside its folder: the item failed, nothing written
+                record = runner._finish(task, repeat, self.h, None, bad, outcome.elapsed_s)
         self.done_q.put((key, record, exc))
 
     def drive(self) -> None:
@@ -246,7 +279,8 @@ class _Batch:
                 task, repeat = self.pending.pop(0)
                 key = item_key(task.id, repeat)
                 running[key] = time.monotonic()
-                threading.Thread(target=self.work, args=(task, repeat, key), daemon=True, name=f"rollout-{key}").start()
+                item = self.items[key] = self.item(task, repeat, key)
+                runner.executor.submit(item, self.model, lambda outcome, item=item: self.finished(item, outcome))
             if fatal is not None or runner.cancel.is_set():
                 break
             try:
@@ -264,6 +298,8 @@ class _Batch:
                 self.results[key] = record
                 runner._progress(self.label, self.answered, self.total)
             self._abandon_late()
+        for key in running:  # stopped by a fatal error or a cancel: the executor may stop them
+            runner.executor.abandon(self.items[key])
         if fatal is not None:
             raise fatal
         if runner.cancel.is_set():
@@ -281,6 +317,7 @@ class _Batch:
                 self.abandoned.add(k)
             del self.running[k]
             self.runner._release()
+            self.runner.executor.abandon(self.items[k])
             task, repeat = self.by_key[k]
             message = f"timed out after {deadline:.0f}s"
             self.results[k] = Rollout(

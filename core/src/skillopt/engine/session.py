@@ -80,6 +80,16 @@ def build_policy(cfg: RunConfig):
     return comp.obj(settings=settings_for(cfg, "edit_policies", cfg.optimizer.skill_update_mode, comp.obj.Config))
 
 
+def build_executor(cfg: RunConfig):
+    """The run's executor (``engine.executor``) with its typed ``[executors.NAME]`` settings;
+    not started yet (the rollout runner starts it)."""
+    from skillopt.plugin_config import settings_for
+    from skillopt.registry import get
+
+    comp = get("executors", cfg.engine.executor)
+    return comp.obj(settings_for(cfg, "executors", cfg.engine.executor, comp.obj.Config), engine=cfg.engine)
+
+
 def default_out_dir(cfg: RunConfig) -> Path:
     from skillopt import paths
 
@@ -178,13 +188,16 @@ class Session:
         else:
             self._say_plan(clients, env)
         reporter = RichReporter(ledger)
+        executor = build_executor(cfg)
         try:
             trainer = Trainer(
                 cfg=cfg, env=env, target=clients["target"], optimizer=clients["optimizer"], policy=policy, gate=gate,
                 out_dir=out, ledger=ledger, reporter=reporter, observers=Observers.installed(cfg), config_data=data,
+                executor=executor,
             )
             return trainer.train(fingerprint, config_changes=changes, lock=lock)
         finally:
+            executor.close()
             reporter.close()
             env.close()
             for client in clients.values():
@@ -210,9 +223,11 @@ class Session:
         observers = Observers.installed(cfg)
         run_info = RunInfo(out_dir=out, env=cfg.env.name, mode="eval", config=redacted_config_data(cfg))
         observers.run_started(run_info)
+        executor = build_executor(cfg)
         try:
             runner = RolloutRunner(env, clients["target"], workers=cfg.env.workers, timeout_s=cfg.env.exec_timeout,
-                                   deadline_s=rollout_deadline(cfg, clients["target"]), reporter=reporter)
+                                   deadline_s=rollout_deadline(cfg, clients["target"]), reporter=reporter,
+                                   executor=executor, config=cfg)
             tasks = env.tasks(split)
             if split == "test":
                 tasks = subset(tasks, cfg.evaluation.test_env_num, cfg.train.seed)
@@ -221,6 +236,7 @@ class Session:
                 skill, tasks, out / f"{split}_eval", split=split, repeats=repeats
             )
         finally:
+            executor.close()
             reporter.close()
             env.close()
             clients["target"].close()

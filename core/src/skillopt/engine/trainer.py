@@ -59,7 +59,9 @@ class Trainer:
     def __init__(
         self, *, cfg: RunConfig, env: Env, target, optimizer, policy: EditPolicy, gate: Gate, out_dir: Path,
         ledger: Ledger | None = None, reporter=None, observers: Observers | None = None, config_data: dict | None = None,
+        executor=None,
     ):
+        """``executor``: where rollouts run (its owner closes it; None = threads of this process)."""
         self.cfg, self.env, self.policy, self.gate = cfg, env, policy, gate
         self.target, self.optimizer = target, optimizer
         self.rundir = RunDir(out_dir).ensure()
@@ -68,7 +70,8 @@ class Trainer:
         self.observers = observers or Observers()
         self.config_data = config_data or {}
         self.runner = RolloutRunner(env, target, workers=cfg.env.workers, timeout_s=cfg.env.exec_timeout,
-                                    deadline_s=rollout_deadline(cfg, target), reporter=self.reporter)
+                                    deadline_s=rollout_deadline(cfg, target), reporter=self.reporter, executor=executor,
+                                    config=cfg)
         self.evaluator = Evaluator(self.runner, ScoreBook(self.rundir.scores), seed=cfg.train.seed)
         self.run_info = RunInfo(out_dir=self.rundir.root, env=env.name, mode="train", config=self.config_data)
         self.state = TrainState()

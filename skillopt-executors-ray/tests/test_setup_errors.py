@@ -1,0 +1,70 @@
+"""What a user sees before any Ray worker exists: the listing, and one-line errors for a
+missing Ray, an unreachable cluster and a key that would have to travel."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from skillopt_executors_ray.cluster import check_reachable
+
+RUN = ["run", "--env", "searchqa", "--backend", "scripted", "--set", "env.limit=4", "--set", "engine.executor=ray"]
+
+
+def skillopt(tmp_path: Path, *args: str, prelude: str = "") -> subprocess.CompletedProcess:
+    """``skillopt ARGS`` in a fresh interpreter (``prelude`` runs first: a machine without Ray)."""
+    code = f"{prelude}\nfrom skillopt.cli import main; main()"
+    env = {"PATH": "/usr/bin:/bin", "SKILLOPT_HOME": str(tmp_path / "home"), "HOME": str(tmp_path)}
+    return subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, env=env, timeout=120, check=False)
+
+
+def error_lines(done: subprocess.CompletedProcess) -> list[str]:
+    return [line for line in done.stderr.splitlines() if line.startswith("error:")]
+
+
+def test_plugins_lists_the_ray_executor_with_its_distribution(run_cli):
+    rows = json.loads(run_cli("plugins", "--json").stdout)
+    ray = [r for r in rows if r["kind"] == "executors" and r["name"] == "ray"]
+    assert [(r["distribution"], r["status"]) for r in ray] == [("skillopt-executors-ray", "ok")]
+
+
+def test_listing_and_help_do_not_import_ray(tmp_path):
+    code = ("import sys; from skillopt.registry import get; get('executors', 'ray'); "
+            "from skillopt.cli import make_app; make_app(); print('ray' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True)
+    assert done.stdout.strip() == "False"
+
+
+def test_without_ray_the_run_says_which_package_to_install(tmp_path):
+    done = skillopt(tmp_path, *RUN, "--out", str(tmp_path / "run"), prelude="import sys; sys.modules['ray'] = None")
+    assert done.returncode != 0
+    assert len(error_lines(done)) == 1 and "pip install skillopt-executors-ray" in error_lines(done)[0]
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1"])
+def test_an_unreachable_cluster_is_one_line_naming_the_address(tmp_path, address):
+    done = skillopt(tmp_path, *RUN, "--set", f"engine.ray_address={address}", "--out", str(tmp_path / "run"))
+    assert done.returncode != 0 and "Traceback" not in done.stderr
+    assert error_lines(done) and f"cannot reach the Ray cluster at engine.ray_address='{address}'" in error_lines(done)[0]
+
+
+def test_an_address_that_is_not_one_is_named():
+    from skillopt.api import ConfigError
+
+    with pytest.raises(ConfigError, match=r"engine.ray_address='headnode' is not an address"):
+        check_reachable("headnode")
+    check_reachable("")  # a local Ray: nothing to reach yet
+    check_reachable("auto")
+
+
+def test_a_key_written_in_the_config_is_refused_not_shipped(tmp_path):
+    key = "sk-literal-key-0123456789abcdef"
+    done = skillopt(tmp_path, *RUN, "--set", f"model.api_key={key}", "--out", str(tmp_path / "run"))
+    assert done.returncode != 0
+    assert "keys are never sent to workers" in error_lines(done)[0] and "model.api_key_env" in error_lines(done)[0]
+    assert key not in done.stderr + done.stdout
