@@ -69,6 +69,9 @@ HELP = {
     "optimizer.skill_aware_appendix_source": "who may write appendix notes: both or failure_only",
     "optimizer.skill_aware_consolidate_threshold": "consolidate the appendix above this many notes (0 = never)",
     "optimizer.max_skill_chars": "refuse candidates longer than this (0 = no limit)",
+    "optimizer.rejected_ledger": "remember rejected candidates across runs (per env and initial skill, under the user data "
+                                 "dir): analysts see them and an identical candidate is not scored again",
+    "optimizer.rejected_shown": "rejected edits from earlier runs shown to analysts (0 = none)",
     "optimizer.max_skill_tokens": "the skill's length budget in tokens (~4 characters each), told to every optimizer "
                                   "stage; the gate refuses a candidate over it unless it shortens an over-budget skill "
                                   "(0 = no budget)",

@@ -77,6 +77,12 @@ class RunContext:
     evaluator: Any
     ledger: Any
     reporter: Any
+    #: rejections from earlier runs of this env and initial skill (the run's snapshot)
+    rejected: tuple = ()
+    #: fingerprint of the gate's items and settings (see :mod:`skillopt.engine.rejected`)
+    gate_context: str = ""
+    #: the cross-run rejected-edit ledger this run appends to ('' = off)
+    rejected_path: str = ""
 
     @property
     def seed(self) -> int:
@@ -87,6 +93,8 @@ class RunContext:
 
     def optimizer_context(self, current: Current, *, stage: str, budget: int | None, seed: int) -> OptimizerContext:
         """A fresh optimizer context for one stage (its notes are that stage's)."""
+        from skillopt.engine.rejected import analyst_section
+
         return OptimizerContext(
             client=self.optimizer.for_stage(stage),
             skill=current.skill,
@@ -96,6 +104,7 @@ class RunContext:
             meta_skill=current.meta_skill,
             prompt_override=self.env.prompt,
             seed=seed,
+            rejected_before=analyst_section(self.rejected, self.cfg.optimizer.rejected_shown) if stage == "reflect" else "",
         )
 
     def evaluate_val(self, skill: str, folder: Path, label: str, *, repeats: int | None = None, stage: str = "gate") -> Evaluation:

@@ -29,6 +29,7 @@ from skillopt.engine.observers import Observers, RunInfo
 from skillopt.engine.plan import check_train_size, epoch_batches, scheduled_budget, steps_per_epoch
 from skillopt.engine.progress import NullReporter
 from skillopt.engine.rollouts import RolloutRunner, SystemicFailure, is_missing_error
+from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection
 from skillopt.engine.rundir import RunDir, write_json
 from skillopt.engine.state import TrainState
 from skillopt.engine.step import StepOutcome, run_step
@@ -94,9 +95,12 @@ class Trainer:
         total = min(schedule, self.cfg.train.max_steps) if self.cfg.train.max_steps else schedule
         data = RunData(train=tuple(train), val=tuple(val), index={t.id: t for t in [*train, *val]},
                        steps_per_epoch=spe, schedule_steps=schedule, total_steps=total)
+        rejected, gate_ctx, ledger = rejected_for_run(self.cfg, self.env, self.rundir.root, [t.id for t in val],
+                                                      fresh=not self.rundir.state.exists())
         return RunContext(cfg=self.cfg, env=self.env, target=self.target, optimizer=self.optimizer, policy=self.policy,
                           gate=self.gate, rundir=self.rundir, data=data, runner=self.runner, evaluator=self.evaluator,
-                          ledger=self.ledger, reporter=self.reporter)
+                          ledger=self.ledger, reporter=self.reporter, rejected=rejected, gate_context=gate_ctx,
+                          rejected_path=ledger)
 
     def plans(self, run: RunContext, epoch: int) -> list[StepPlan]:
         o = self.cfg.optimizer
@@ -242,6 +246,7 @@ class Trainer:
     def commit_step(self, run: RunContext, plan: StepPlan, current: str, outcome: StepOutcome) -> str:
         action = outcome.action
         score_before = self.state.current_score
+        parent_hash = skill_hash(current)
         gated = outcome.gate
         if action.accepted and gated is not None:
             origin = f"step_{plan.step:04d}"
@@ -263,6 +268,7 @@ class Trainer:
         reporting.append_history(self.rundir, to_data(record), step=plan.step)
         if outcome.select is not None and outcome.select.lr_decision:
             reporting.append_lr_decision(self.rundir, plan.step, outcome.select.lr_decision)
+        remember_rejection(run, plan.step, parent_hash, outcome)
         self.state.last_completed_step = plan.step
         self.save_state()
         self.observers.step_finished(self.run_info, record)

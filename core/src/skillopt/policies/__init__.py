@@ -49,6 +49,8 @@ class OptimizerContext:
     seed: int = 0
     #: degraded paths recorded with :meth:`note`; they go to the step record
     notes: list[str] = attrs.field(factory=list, eq=False)
+    #: analysts only: edits rejected in earlier runs of this env and initial skill, with their measured effect (markdown)
+    rejected_before: str = ""
 
     @property
     def sar(self) -> bool:

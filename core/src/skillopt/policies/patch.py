@@ -31,6 +31,7 @@ def analyst_user_message(ctx: OptimizerContext, rollouts: list[Rollout], tasks: 
         r.budget_section(ctx.budget, noun),
         r.history_section(ctx.step_history),
         r.meta_section(ctx.meta_skill),
+        ctx.rejected_before,
         f"## {title} trajectories ({len(rollouts)} total)\n\n" + "\n\n".join(blocks),
     )
 

@@ -23,6 +23,7 @@ import attrs
 from skillopt.gates import Evaluation, Look, pair
 from skillopt.records import GateAction, Verdict, skill_hash
 from skillopt.skillbudget import over_budget
+from skillopt.engine.rejected import rejected_before
 from skillopt.engine.context import Current, RunContext
 from skillopt.engine.resumable import resumable
 from skillopt.engine.rollouts import SystemicFailure
@@ -104,7 +105,11 @@ def gate(run: RunContext, folder: Path, current: Current, candidate: str, *, lab
     def compute() -> GateResult:
         refused = "" if force_reason else over_budget(candidate, current.skill, run.cfg.optimizer.max_skill_tokens)
         if refused:
-            return refuse(run, current, candidate, refused)
+            return refuse(run, current, candidate, refused, "skill_budget")
+        before = None if force_reason else rejected_before(run.rejected, current.skill_hash, skill_hash(candidate), run.gate_context)
+        if before is not None:
+            return refuse(run, current, candidate, f"rejected before (run {before.run}, step {before.step}: val {before.effect:+.3f}); "
+                                                   "not scored again", "rejected_before")
         rounds = race_plan(run, e) if sequential else []
         raced = race(run, folder, current, candidate, label, rounds, first) if rounds else None
         if raced is not None:
@@ -140,13 +145,13 @@ def gate(run: RunContext, folder: Path, current: Current, candidate: str, *, lab
     return resumable(folder / "result.json", GateResult, key, compute)
 
 
-def refuse(run: RunContext, current: Current, candidate: str, why: str) -> GateResult:
-    """A candidate the gate will not consider (over the skill budget): rejected before a
-    single val rollout is paid for."""
+def refuse(run: RunContext, current: Current, candidate: str, why: str, kind: str) -> GateResult:
+    """A candidate the gate will not consider (over the skill budget, or rejected by an
+    earlier run under the same gate): rejected before a single val rollout is paid for."""
     n = len(run.data.val)
     verdict = Verdict(accepted=False, action=GateAction.REJECT, metric=run.cfg.evaluation.gate_metric,
                       current_score=current.score, candidate_score=0.0, reason=f"refused: {why}", looks=0, repeats=0,
-                      details={"refused": "skill_budget"})
+                      details={"refused": kind})
     return GateResult(verdict=verdict, current=EvalScore(skill_hash=current.skill_hash, gate_score=current.score, hard=current.score,
                                                          soft=current.score, n=n),
                       candidate=EvalScore(skill_hash=skill_hash(candidate), gate_score=0.0, hard=0.0, soft=0.0, n=0),
