@@ -73,10 +73,10 @@ def test_stop_kills_a_run_and_it_resumes_from_where_it_was(served, tmp_path):
     })
     assert status == 202, started
     run_id = started["id"]
-    wait_for(port, run_id, lambda r: r["status"] == "running", timeout=60)
+    wait_for(port, run_id, lambda r: r["status"] == "running" and (r["steps_done"] or 0) >= 1, timeout=90)
     status, stopped = call(port, "POST", f"/api/runs/{run_id}/stop", {})
     assert status == 200 and stopped["stopped"] is True
-    row = wait_for(port, run_id, lambda r: not r.get("launched_here"), timeout=30)
+    row = wait_for(port, run_id, lambda r: r["status"] != "running", timeout=30)
     assert row["status"] != "finished" and not (tmp_path / run_id / "summary.json").exists()
     assert call(port, "POST", f"/api/runs/{run_id}/stop", {})[0] == 409  # nothing left to stop
     done_before = row["steps_done"]
@@ -88,4 +88,4 @@ def test_stop_kills_a_run_and_it_resumes_from_where_it_was(served, tmp_path):
     assert summary["steps_completed"] == summary["total_steps"] == row["steps_done"] >= done_before
     log = call(port, "GET", f"/api/runs/{run_id}/log")[1]["log"]
     assert "resum" in log.lower() and "done (finished)" in log
-    assert call(port, "POST", "/api/runs/not-launched-here/resume", {})[0] == 409
+    assert call(port, "POST", "/api/runs/no-such-run/resume", {})[0] == 404

@@ -57,7 +57,7 @@ def test_a_key_given_to_a_dashboard_launch_goes_to_the_child_only(tmp_path, toy_
 
     launcher = Launcher(tmp_path / "runs")
     started = {}
-    launcher._start = lambda run_id, argv, mode: started.update(argv=argv, env=launcher._secrets) or {  # noqa: SLF001
+    launcher._start = lambda run_id, run_dir, argv, append: started.update(argv=argv, env=launcher._secrets) or {  # noqa: SLF001
         "id": run_id, "command": ["skillopt", *argv[3:]]}
     reply = launcher.launch({"env": "toy", "backend": "scripted", "set": [f"model.target.api_key={CANARY}"]})
     saved = next((tmp_path / "runs" / ".dashboard-logs").glob("*.argv.json"))

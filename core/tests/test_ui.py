@@ -190,3 +190,75 @@ def test_the_runs_command_lists_shows_and_diffs(run_cli, run_root):
     assert any(line.startswith("+") and not line.startswith("+++") for line in diffed.stdout.splitlines())
     missing = run_cli("runs", "show", "nope", "--runs-dir", str(run_root))
     assert missing.exit_code == 2 and "skillopt runs" in missing.output
+
+
+def test_a_steps_trajectories_failures_first_with_flips_and_conversations(served, run_root):
+    _, port = served
+    gate = json.loads((run_root / "toy-run" / "steps" / "step_0001" / "gate" / "result.json").read_text())["result"]
+    status, val = request(port, "/api/runs/toy-run/steps/1/rollouts?split=val")
+    assert status == 200 and val["compared"]
+    assert val["flips"]["fixed"] == gate["verdict"]["details"]["improved"]
+    assert val["flips"]["broke"] == gate["verdict"]["details"]["regressed"]
+    assert len(val["items"]) == gate["candidate"]["n"]
+    status, train = request(port, "/api/runs/toy-run/steps/1/rollouts?split=train")
+    scores = [i["hard"] for i in train["items"]]
+    assert status == 200 and scores == sorted(scores) and not train["compared"]
+    item = val["items"][0]["id"]
+    status, talk = request(port, f"/api/runs/toy-run/steps/1/rollouts/{item}?split=val&side=before")
+    assert status == 200 and talk["repeats"][0]["turns"][-1]["role"] == "assistant"
+    assert request(port, "/api/runs/toy-run/steps/1/rollouts?split=nosuch")[0] == 404
+    assert request(port, "/api/runs/toy-run/steps/1/rollouts/..%2F..%2Fsummary?split=val")[0] == 404
+
+
+def test_compare_lists_what_differs_and_each_curve(served, run_root, tmp_path):
+    dashboard, port = served
+    make_trainer(tmp_path / "other-run", num_epochs=1, train={"batch_size": 4}).train()
+    for name, cfg in (("other-run", {"train": {"batch_size": 4}}), ):
+        (tmp_path / name / "config.json").write_text(json.dumps(cfg))
+    (run_root / "toy-run" / "config.json").write_text(json.dumps({"train": {"batch_size": 8}}))
+    dashboard.index.roots.append(tmp_path)
+    try:
+        status, c = request(port, "/api/compare?runs=toy-run,other-run")
+        assert status == 200
+        assert c["config_diff"] == [{"key": "train.batch_size", "values": {"toy-run": 8, "other-run": 4}}]
+        history = json.loads((tmp_path / "other-run" / "history.json").read_text())
+        assert [p["step"] for p in c["curves"]["other-run"]] == [0] + [h["step"] for h in history]  # from the baseline
+        assert request(port, "/api/compare?runs=toy-run")[0] == 400
+        assert request(port, "/api/compare?runs=toy-run,nope")[0] == 404
+    finally:
+        (run_root / "toy-run" / "config.json").unlink()
+
+
+def test_the_page_and_its_files_are_served_and_nothing_else(served):
+    _, port = served
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+    conn.request("GET", "/", headers={"Host": f"127.0.0.1:{port}"})
+    response = conn.getresponse()
+    page = response.read().decode()
+    assert "script-src 'self'" in response.getheader("Content-Security-Policy") and "unsafe-inline" not in response.getheader(
+        "Content-Security-Policy").split("script-src")[1].split(";")[0]
+    for src in __import__("re").findall(r'(?:src|href)="(/[^"]+)"', page):
+        assert request(port, src, token=None)[0] == 200, src
+    assert request(port, "/favicon.ico", token=None)[0] == 200
+    for bad in ("/static/../runs.py", "/static/%2e%2e/server.py", "/static/vendor/../../launch.py", "/static/app.py", "/etc/passwd"):
+        assert request(port, bad, token=None)[0] == 404, bad
+
+
+def test_the_lock_decides_running_and_a_planted_pid_is_not_an_owner(tmp_path):
+    import socket
+
+    from skillopt.engine.lock import RunLock, holder
+
+    run = tmp_path / "locked"
+    (run).mkdir()
+    (run / "runtime_state.json").write_text(json.dumps({"status": "running", "last_completed_step": 1}))
+    lock = RunLock(run).acquire()
+    try:
+        assert holder(run).state == "held" and runs.RunIndex([tmp_path]).listing()[0]["status"] == "running"
+    finally:
+        lock.release()
+    assert runs.RunIndex([tmp_path]).listing()[0]["status"] == "interrupted"  # at once, not after two minutes
+    # a run.lock naming a live process that does not hold the lock (pid 1, this process)
+    for pid in (1, os.getpid()):
+        (run / "run.lock").write_text(json.dumps({"pid": pid, "host": socket.gethostname(), "started_at": "x"}))
+        assert holder(run).state == "free", pid

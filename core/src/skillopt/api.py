@@ -90,6 +90,11 @@ _GROUPS: dict[str, dict[str, str]] = {
         "Lift": "skillopt.results:Lift",
         "SeedsSummary": "skillopt.results:SeedsSummary",
         "SeedRun": "skillopt.results:SeedRun",
+        "step_metrics": "skillopt.engine.tracking:step_metrics",
+        "summary_metrics": "skillopt.engine.tracking:summary_metrics",
+        "flat_params": "skillopt.engine.tracking:flat_params",
+        "tracker_memory": "skillopt.engine.tracking:tracker_memory",
+        "remember": "skillopt.engine.tracking:remember",
     },
     "Records": {
         "Task": "skillopt.records:Task",

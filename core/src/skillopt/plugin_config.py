@@ -90,6 +90,18 @@ def resolve_sections(raw: dict[str, Any], selected: dict[str, str]) -> dict[str,
     return out
 
 
+def check_tracking(names: list[str]) -> None:
+    """``tracking`` names installed observers (metadata only; whether each is a tracker
+    is known once the run imports it): a typo is caught before a run starts."""
+    from skillopt.plugins import declared
+
+    installed = sorted({ep.name for ep in declared("observers")})
+    for name in names:
+        if name not in installed:
+            hint = ", ".join(installed) or "none; pip install skillopt-tracking-mlflow or skillopt-tracking-wandb"
+            raise ConfigError(f"tracking: no observer named {name!r} is installed (installed: {hint})")
+
+
 def settings_for(cfg, section: str, name: str, cls: type | None) -> Any:
     """The typed settings of one plugin for a resolved run config (None if it has no Config)."""
     if cls is None or not attrs.has(cls):

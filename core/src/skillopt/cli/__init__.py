@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from skillopt.cli import blame_cmd, check_cmd, config_cmd, export_cmd, keys_cmd, listing, run_cmd, runs_cmd, ui_cmd
+from skillopt.cli import blame_cmd, check_cmd, config_cmd, export_cmd, keys_cmd, listing, report_cmd, run_cmd, runs_cmd, ui_cmd
 
 def make_app(*, plugins: bool = True) -> typer.Typer:
     """A fresh ``skillopt`` app: the built-in commands plus (``plugins``) what the
@@ -33,6 +33,7 @@ def make_app(*, plugins: bool = True) -> typer.Typer:
     root.command("backends")(listing.backends)
     root.command("plugins")(listing.plugins)
     root.command("ui")(ui_cmd.ui)
+    root.command("report")(report_cmd.report)
     root.add_typer(config_cmd.app, name="config")
     root.add_typer(keys_cmd.app, name="keys")
     root.add_typer(runs_cmd.app, name="runs")

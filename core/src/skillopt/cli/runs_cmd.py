@@ -80,12 +80,12 @@ def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> 
     console = stderr_console()
     console.print(f"[bold]{run_id}[/bold]  {o['env']}  {o['status']}  {path}", soft_wrap=True)
     table = Table()
-    for column in ("step", "epoch", "action", "edits", "B", "train", "cand val", "current", "tokens", "cost"):
+    for column in ("step", "epoch", "action", "edits applied/selected", "B", "train", "cand val", "current", "tokens", "cost"):
         table.add_column(column)
     for s in data["history"]:
         table.add_row(
             str(s.get("step")), str(s.get("epoch")), str(s.get("action")),
-            f"{s.get('n_edits_applied', 0)}/{s.get('n_edits_proposed', 0)}", str(s.get("edit_budget", "–")),
+            f"{s.get('n_edits_applied', 0)}/{s.get('n_edits_selected', 0)}", str(s.get("edit_budget", "–")),
             _num(s.get("rollout_hard")), _num(s.get("candidate_gate_score")), _num(s.get("current_score")),
             str((s.get("prompt_tokens") or 0) + (s.get("completion_tokens") or 0)),
             "–" if s.get("cost_usd") is None else f"${s['cost_usd']:.4f}",

@@ -16,21 +16,30 @@ PortOpt = Annotated[int, typer.Option("--port", help="Port (0 picks a free one).
 TokenOpt = Annotated[str | None, typer.Option("--token", envvar="SKILLOPT_UI_TOKEN", help="Access token (default: a fresh random one).")]
 
 
+def launch_root_of(roots: list[Path]) -> Path:
+    """Where the dashboard's launched runs go: the first ``--runs-dir`` (the folder
+    holding it when that is itself one run), so they appear in the list it shows."""
+    from skillopt.ui.runs import is_run_dir
+
+    first = roots[0]
+    return first.parent if is_run_dir(first) else first
+
+
 def ui(runs_dir: RunsDirOpt = None, host: HostOpt = "127.0.0.1", port: PortOpt = 7860, token: TokenOpt = None) -> None:
     """Dashboard over your runs: live progress, step decisions, skill diffs; launch and stop runs."""
     from skillopt import paths
     from skillopt.cli.output import info, stderr_console
     from skillopt.ui.server import LOOPBACK, Dashboard, make_server
 
-    default_root = paths.data_dir() / "runs"
-    default_root.mkdir(parents=True, exist_ok=True)
-    roots = list(runs_dir or []) or [default_root]
-    dashboard = Dashboard(roots, launch_root=default_root, token=token)
+    roots = [Path(r).expanduser() for r in runs_dir or []] or [paths.data_dir() / "runs"]
+    launch_root = launch_root_of(roots)
+    launch_root.mkdir(parents=True, exist_ok=True)
+    dashboard = Dashboard(roots, launch_root=launch_root, token=token)
     server = make_server(dashboard, host, port)
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     if host not in LOOPBACK:
         info(f"[bold yellow]warning:[/bold yellow] listening on {host}: anyone who can reach it and has the token can read runs and start them")
-    info(f"runs from: {', '.join(str(r) for r in roots)}; launched runs go to {default_root}")
+    info(f"runs from: {', '.join(str(r) for r in roots)}; launched runs go to {launch_root}")
     url = f"http://{shown}:{server.server_address[1]}/?token={dashboard.token}"
     stderr_console().print(f"open {url}   (Ctrl-C to stop)", soft_wrap=True, markup=False)
     try:

@@ -36,6 +36,7 @@ RESUME_NEUTRAL_KEYS = frozenset(
         "env.workers",
         "gradient.analyst_workers",
         "train.max_steps",
+        "tracking",
     }
 )
 #: sections that may change between a run and its resume (where rollouts run)
@@ -146,10 +147,12 @@ def resolve_config(sources: ConfigSources, env_cls: type[EnvConfig] = EnvConfig)
     cfg = attrs.evolve(cfg, env=env, optimizer=attrs.evolve(cfg.optimizer, skill_update_mode=mode))
     if not sources.plugin_sections:
         return cfg
-    from skillopt.plugin_config import resolve_sections
+    from skillopt.plugin_config import check_tracking, resolve_sections
 
     sections = resolve_sections(raw, {"gates": cfg.evaluation.gate if cfg.evaluation.use_gate else "", "edit_policies": mode,
                                       "executors": cfg.engine.executor})
+    if cfg.tracking:
+        check_tracking(cfg.tracking)
     return attrs.evolve(cfg, **sections)
 
 

@@ -119,6 +119,7 @@ HELP = {
     "backends": "typed settings of backend plugins, [backends.NAME]",
     "observers": "typed settings of observer plugins, [observers.NAME]",
     "executors": "typed settings of executor plugins, [executors.NAME] (the selected executor's defaults filled in)",
+    "tracking": "experiment trackers to log this run to, by observer name (`mlflow`, `wandb`); a tracker also runs when its own environment variable asks for it",
     "out_dir": "run directory ('' = a new timestamped folder under the user data dir)",
     "preset": "env preset applied under your settings ('' = the env's choice: small on the local model)",
 }

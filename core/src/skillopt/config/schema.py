@@ -241,6 +241,8 @@ class RunConfig:
     backends: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     observers: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     executors: dict[str, dict[str, Any]] = attrs.field(factory=dict)
+    #: tracker observers (``TRACKER = True`` in their module: MLflow, W&B) to switch on for this run
+    tracking: list[str] = attrs.field(factory=list)
     out_dir: str = ""
     preset: str = ""
 

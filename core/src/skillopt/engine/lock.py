@@ -58,6 +58,55 @@ def _read_owner(path: Path) -> LockOwner | None:
         return None
 
 
+@attrs.frozen(kw_only=True)
+class Holder:
+    """Who holds a run directory now, as another process (the dashboard) can tell.
+
+    ``state`` is ``held`` (a live process on this host holds the lock: the run is
+    running, ``owner`` says who), ``free`` (the lock was released, or its owner died:
+    SIGKILL included, since the kernel drops the lock with the process), ``remote``
+    (the owner is on another host, so its liveness is unknown here) or ``none`` (no
+    ``run.lock``: a run written before the lock existed)."""
+
+    state: str
+    owner: LockOwner | None = None
+
+
+def holder(root: Path) -> Holder:
+    """The run directory's lock holder, read without taking the lock (taking it, even
+    for a moment, would refuse a run that starts in that moment)."""
+    path = Path(root) / RunLock.NAME
+    if not path.is_file():
+        return Holder(state="none")
+    owner = _read_owner(path)
+    if owner is None or not isinstance(owner.pid, int):
+        return Holder(state="free")
+    if owner.host != socket.gethostname():
+        return Holder(state="remote", owner=owner)
+    if not pid_alive(owner.pid) or _holds_flock(path, owner.pid) is False:
+        return Holder(state="free", owner=owner)
+    return Holder(state="held", owner=owner)
+
+
+def _holds_flock(path: Path, pid: int) -> bool | None:
+    """Whether ``pid`` holds a ``flock`` on ``path`` per the kernel's lock table
+    (``/proc/locks``, Linux); None where that table cannot be read. A recycled pid, or a
+    ``run.lock`` planted with someone else's pid, is then not taken for the owner."""
+    try:
+        inode = os.stat(path).st_ino
+        table = Path("/proc/locks").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return None
+    for line in table.splitlines():
+        parts = line.split()
+        # "1: FLOCK  ADVISORY  WRITE 12345 fe:00:402116 0 EOF" (a blocked waiter has "->" after the index)
+        if "->" in parts:
+            continue
+        if len(parts) >= 6 and parts[1] == "FLOCK" and parts[4] == str(pid) and parts[5].rsplit(":", 1)[-1] == str(inode):
+            return True
+    return False
+
+
 class RunLock:
     """Hold ``root/run.lock`` for the life of this object (or until :meth:`release`)."""
 

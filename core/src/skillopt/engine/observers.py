@@ -27,37 +27,63 @@ class RunInfo:
 
 
 class Observers:
-    """Calls every installed observer; an observer that raises is reported, not fatal."""
+    """Calls every installed observer; an observer that raises is reported, not fatal.
 
-    def __init__(self, host=None, warn=None, settings: dict[str, Any] | None = None):
+    Two kinds share the ``skillopt.observers`` group. A plain observer (a logger, a
+    dashboard feed) runs on every run once installed. A *tracker* (its module says
+    ``TRACKER = True``: MLflow, W&B) sends the run to a store of its own, so it runs only
+    when the run names it (``tracking = ["mlflow"]``) or when its module's
+    ``enabled_by_environment()`` finds that tool's own variable set (``MLFLOW_TRACKING_URI``):
+    installing the tools for tests or for another project never logs a run anywhere."""
+
+    def __init__(self, host=None, warn=None, settings: dict[str, Any] | None = None, off: frozenset[str] = frozenset()):
         self.host = host
         self.warn = warn
         #: plugin name (``skillopt.observers:NAME``) -> that observer's typed settings
         self.settings = settings or {}
+        #: plugin names of installed trackers this run did not switch on
+        self.off = off
 
     @classmethod
     def installed(cls, cfg=None) -> Observers:
-        """Every installed observer, each given its ``[observers.NAME]`` settings."""
+        """Every installed observer, each given its ``[observers.NAME]`` settings; trackers
+        only as ``tracking`` (or their environment) asks."""
+        from skillopt.errors import ConfigError
         from skillopt.plugin_config import settings_for
         from skillopt.plugins import declared, get_host
         from skillopt.report import warn
 
         host = get_host()
         settings: dict[str, Any] = {}
+        wanted = set(getattr(cfg, "tracking", None) or [])
+        trackers: set[str] = set()
+        off: set[str] = set()
         for ep in declared("observers"):
             module = host.load(ep)
+            if module is not None and getattr(module, "TRACKER", False):
+                trackers.add(ep.name)
+                by_env = getattr(module, "enabled_by_environment", None)
+                if ep.name not in wanted and not (callable(by_env) and by_env()):
+                    off.add(ep.plugin_name)
+                    continue
             config_cls = getattr(module, "Config", None) if module is not None else None
             if config_cls is not None and cfg is not None:
                 settings[ep.plugin_name] = settings_for(cfg, "observers", ep.name, config_cls) or config_cls()
             elif config_cls is not None:
                 settings[ep.plugin_name] = config_cls()
-        return cls(host, warn=warn, settings=settings)
+        unknown = sorted(wanted - trackers)
+        if unknown:
+            raise ConfigError(f"tracking: no installed tracker named {', '.join(map(repr, unknown))}; installed trackers: "
+                              + (", ".join(sorted(trackers)) or "none (pip install skillopt-tracking-mlflow or skillopt-tracking-wandb)"))
+        return cls(host, warn=warn, settings=settings, off=frozenset(off))
 
     def _call(self, hook: str, **kw: Any) -> None:
         if self.host is None:
             return
         caller = getattr(self.host.pm.hook, hook)
         for impl in caller.get_hookimpls():
+            if impl.plugin_name in self.off:
+                continue
             args = {**kw, "config": self.settings.get(impl.plugin_name)}
             try:
                 impl.function(**{k: v for k, v in args.items() if k in impl.argnames})

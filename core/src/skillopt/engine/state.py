@@ -32,3 +32,6 @@ class TrainState:
     epoch_end_skills: dict[str, str] = attrs.field(factory=dict)
     config_changes: list[ConfigChange] = attrs.field(factory=list)
     wall_time_s: float = 0.0
+    #: steps this run plans (epochs x steps per epoch, capped by ``train.max_steps``), so a
+    #: reader of a live run (the dashboard) can show "step 3 of 12" before summary.json exists
+    total_steps: int = 0

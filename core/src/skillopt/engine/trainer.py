@@ -141,6 +141,7 @@ class Trainer:
         saved = saved_run.load_state(self.rundir)
         if saved is not None:
             self.state = saved
+            self.state.total_steps = run.data.total_steps  # train.max_steps may differ on a resume
             current = saved_run.check_saved_skills(self.rundir, saved)
             self._prior_wall = self.state.wall_time_s
             self.state.config_fingerprint, self.state.status = fingerprint, RunStatus.RUNNING
@@ -150,6 +151,7 @@ class Trainer:
                 reporting.append_history(self.rundir, {"kind": "config_change", **to_data(change)})
                 self.save_state()
             return current
+        self.state.total_steps = run.data.total_steps
         initial = self.env.initial_skill()
         v0 = self.rundir.skill_version(0)
         self.state.config_fingerprint, self.state.initial_hash = fingerprint, skill_hash(initial)

@@ -16,6 +16,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from skillopt.engine.lock import Holder, holder
 from skillopt.redact import redact_data, redact_text
 
 _VERSION = re.compile(r"skill_v(\d+)\.md$")
@@ -59,7 +60,12 @@ def read_json(path: Path) -> Any:
 
 
 def is_run_dir(path: Path) -> bool:
-    return path.is_dir() and ((path / "runtime_state.json").is_file() or (path / "summary.json").is_file())
+    """A folder the engine wrote: its state or summary, or (a run still computing its
+    baseline, which has neither yet) its lock beside its config."""
+    return path.is_dir() and (
+        (path / "runtime_state.json").is_file() or (path / "summary.json").is_file()
+        or ((path / "run.lock").is_file() and (path / "config.json").is_file())
+    )
 
 
 class RunIndex:
@@ -104,7 +110,7 @@ def live_usage(path: Path) -> dict[str, Any]:
     return {"requests": totals.requests, "calls": totals.calls, "cost_usd": totals.cost_usd}
 
 
-def _mapping(value: Any) -> dict[str, Any]:
+def as_mapping(value: Any) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
 
 
@@ -114,41 +120,74 @@ def overview(run_id: str, path: Path) -> dict[str, Any]:
     try:
         return _overview(run_id, path)
     except Exception as exc:  # noqa: BLE001 - one bad run must not break the list
+        when = path.stat().st_mtime if path.exists() else 0.0
         return {"id": run_id, "path": str(path), "env": "", "preset": "", "status": f"unreadable: {type(exc).__name__}",
-                "steps_done": None, "steps_planned": None, "accepts": 0, "baseline_val": None, "best_val": None,
-                "best_step": None, "test_initial": None, "test_best": None, "cost_usd": None, "calls": None,
-                "updated": path.stat().st_mtime if path.exists() else 0.0}
+                "pid": None, "steps_done": None, "steps_planned": None, "accepts": 0, "baseline_val": None, "best_val": None,
+                "best_step": None, "test_initial": None, "test_best": None, "test_final": None, "cost_usd": None,
+                "calls": None, "started": when, "updated": when}
+
+
+def run_status(path: Path, summary: dict[str, Any], state: dict[str, Any], updated: float) -> tuple[str, Holder]:
+    """A run's status and its lock holder. The lock decides whether a process is
+    running it, so a run killed with SIGKILL, or stopped from the dashboard, shows as
+    interrupted at once; file times decide only for runs without a lock (older runs)
+    or locked from another host."""
+    held = holder(path)
+    if held.state == "held":
+        return "running", held
+    status = str(summary.get("status") or state.get("status") or "unknown")
+    if summary or status == "finished":
+        return status, held
+    if held.state == "free" or time.time() - updated > LIVE_WINDOW_S:
+        return "interrupted", held  # resumable with the same command
+    return status, held
 
 
 def _overview(run_id: str, path: Path) -> dict[str, Any]:
-    summary = _mapping(read_json(path / "summary.json"))
-    state = _mapping(read_json(path / "runtime_state.json"))
-    config = _mapping(read_json(path / "config.json"))
+    summary = as_mapping(read_json(path / "summary.json"))
+    state = as_mapping(read_json(path / "runtime_state.json"))
+    config = as_mapping(read_json(path / "config.json"))
     history = steps_of(read_json(path / "history.json") or [])
     updated = _updated(path)
-    status = summary.get("status") or state.get("status") or "unknown"
-    if not summary and status not in ("finished", "stopped") and time.time() - updated > LIVE_WINDOW_S:
-        status = "interrupted"  # no process has touched it lately: resumable with the same command
-    test = _mapping(summary.get("test"))
-    usage = _mapping(summary.get("usage")) or live_usage(path)
+    status, held = run_status(path, summary, state, updated)
+    test = as_mapping(summary.get("test"))
+    usage = as_mapping(summary.get("usage")) or live_usage(path)
     return {
         "id": run_id,
         "path": str(path),
-        "env": summary.get("env") or _mapping(config.get("env")).get("name", ""),
+        "env": summary.get("env") or as_mapping(config.get("env")).get("name", ""),
         "preset": config.get("preset", ""),
         "status": status,
-        "steps_done": state.get("last_completed_step", len(history)),
-        "steps_planned": summary.get("total_steps"),
+        "pid": held.owner.pid if held.state == "held" and held.owner else None,
+        "steps_done": _int_or(state.get("last_completed_step"), len(history)),
+        "steps_planned": _int_or(summary.get("total_steps"), None) or _int_or(state.get("total_steps"), None),
         "accepts": sum(1 for h in history if str(h.get("action", "")).startswith(("accept", "force_accept"))),
         "baseline_val": state.get("baseline_score"),
         "best_val": state.get("best_score"),
         "best_step": state.get("best_step"),
-        "test_initial": _mapping(test.get("initial")).get("hard"),
-        "test_best": _mapping(test.get("best")).get("hard"),
+        "test_initial": as_mapping(test.get("initial")).get("hard"),
+        "test_best": as_mapping(test.get("best")).get("hard"),
+        "test_final": as_mapping(test.get("final")).get("hard"),
         "cost_usd": usage.get("cost_usd"),
         "calls": usage.get("requests", usage.get("calls")),
+        "started": _started(path),
         "updated": updated,
     }
+
+
+def _int_or(value: Any, default: Any) -> Any:
+    """``value`` when it is an integer (a damaged file may hold anything), else ``default``."""
+    return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+def _started(path: Path) -> float:
+    """When the run began: its config is written first and never again."""
+    for name in ("config.json", "run.lock"):
+        try:
+            return (path / name).stat().st_mtime
+        except OSError:
+            continue
+    return path.stat().st_mtime if path.exists() else 0.0
 
 
 def steps_of(history: Any) -> list[dict[str, Any]]:
@@ -162,14 +201,43 @@ def detail(run_id: str, path: Path) -> dict[str, Any]:
     history = read_json(path / "history.json") or []
     return {
         "overview": overview(run_id, path),
-        "summary": redact_data(_mapping(read_json(path / "summary.json"))),
-        "config": redact_data(_mapping(read_json(path / "config.json"))),
+        "summary": redact_data(as_mapping(read_json(path / "summary.json"))),
+        "config": redact_data(as_mapping(read_json(path / "config.json"))),
         "history": redact_data(steps_of(history)),
         "events": redact_data([h for h in history if isinstance(h, dict) and h.get("kind", "step") != "step"]
                               if isinstance(history, list) else []),
         "skills": skill_versions(path),
+        "has_best": (path / "best_skill.md").is_file() and not planted_link(path / "best_skill.md"),
         "steps": sorted(int(m.group(1)) for p in (path / "steps").glob("step_*") if (m := _STEP.search(p.name))),
+        "epoch_updates": redact_data(epoch_updates(path)),
     }
+
+
+_EPOCH = re.compile(r"epoch_(\d+)$")
+
+
+def epoch_updates(path: Path) -> list[dict[str, Any]]:
+    """The epoch-boundary decisions (``slow_update``, gated or force-accepted, and
+    ``meta_skill``), which are not steps and so are not in ``history.json``."""
+    out: list[dict[str, Any]] = []
+    for kind in ("slow_update", "meta_skill"):
+        for folder in sorted((path / kind).glob("epoch_*")):
+            m = _EPOCH.search(folder.name)
+            if not m or planted_link(folder):
+                continue
+            proposal = as_mapping(stage_result(folder / "result.json"))
+            verdict = as_mapping(as_mapping(stage_result(folder / "gate" / "result.json")).get("verdict"))
+            status = str(proposal.get("status") or "")
+            if kind == "meta_skill":
+                action = "updated" if status == "ok" else (status or "no_change")
+            else:
+                action = verdict.get("action") or ("no_change" if status in ("ok", "no_content", "") else status)
+            out.append({
+                "epoch": int(m.group(1)), "kind": kind, "status": status, "action": action,
+                "current_score": verdict.get("current_score"), "candidate_score": verdict.get("candidate_score"),
+                "reason": verdict.get("reason") or proposal.get("error") or "",
+            })
+    return sorted(out, key=lambda e: (e["epoch"], e["kind"] != "slow_update"))
 
 
 def skill_versions(path: Path) -> list[int]:
@@ -213,11 +281,11 @@ def step_detail(path: Path, step: int) -> dict[str, Any] | None:
     for stage in STAGES:
         stage_dir = folder / stage
         if stage == "reflect":
-            batches = {p.stem: _result(p) for p in sorted(stage_dir.rglob("minibatch_*.json"))}
+            batches = {p.stem: stage_result(p) for p in sorted(stage_dir.rglob("minibatch_*.json"))}
             if batches:
                 files["reflect"] = redact_data(batches)
         elif (stage_dir / "result.json").is_file():
-            files[stage] = redact_data(_result(stage_dir / "result.json"))
+            files[stage] = redact_data(stage_result(stage_dir / "result.json"))
     candidate = folder / "apply" / "candidate_skill.md"
     return {
         "step": int(step),
@@ -227,14 +295,16 @@ def step_detail(path: Path, step: int) -> dict[str, Any] | None:
     }
 
 
-def _result(file: Path) -> Any:
+def stage_result(file: Path) -> Any:
     """A stage result file's payload (older runs wrote the bare payload)."""
     data = read_json(file)
     return data.get("result", data) if isinstance(data, dict) else data
 
 
-def signature(path: Path) -> tuple[float, ...]:
-    """Changes whenever the run writes progress (for the live event stream)."""
-    return tuple(
+def signature(path: Path) -> tuple[Any, ...]:
+    """Changes whenever the run writes progress or its lock changes hands (for the live
+    event stream: a SIGKILLed run writes nothing, yet must stop showing as running)."""
+    times = tuple(
         (p.stat().st_mtime_ns if p.exists() else 0) for p in (path / "runtime_state.json", path / "history.json", path / "summary.json")
     )
+    return (*times, holder(path).state)

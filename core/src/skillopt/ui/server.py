@@ -18,27 +18,28 @@ import secrets
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from importlib import resources
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, unquote, urlsplit
 
-from skillopt.errors import SkillOptError
-from skillopt.redact import redact_text
-from skillopt.ui import runs
+from skillopt.redact import redact_data, redact_text
+from skillopt.ui import routes, runs, static
 from skillopt.ui.launch import Launcher
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
-_ROUTE = re.compile(r"^/api/runs/([^/]+)(?:/(skills|diff|steps|events|stop|resume|log)(?:/([^/]+))?)?$")
+_EVENTS = re.compile(r"^/api/runs/([^/]+)/events$")
 MAX_BODY = 64 * 1024
+#: scripts and styles come from this server only; nothing inline, nothing from elsewhere
+CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'"
 
 
 class Dashboard:
     """What the handler needs: where runs are, the token, the launcher."""
 
-    def __init__(self, roots: list[Path], launch_root: Path, *, token: str | None = None, poll_s: float = 1.0):
+    def __init__(self, roots: list[Path], launch_root: Path, *, token: str | None = None, poll_s: float = 1.0,
+                 startup_timeout_s: float = 30.0):
         self.index = runs.RunIndex(roots)
-        self.launcher = Launcher(launch_root)
+        self.launcher = Launcher(launch_root, startup_timeout_s=startup_timeout_s)
         self.token = token or secrets.token_urlsafe(24)
         self.poll_s = poll_s
         self.allowed_hosts: set[str] = set()
@@ -83,20 +84,27 @@ def _handler_for(dashboard: Dashboard) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Length", str(len(body)))
             self.send_header("Cache-Control", "no-store")
             self.send_header("X-Content-Type-Options", "nosniff")
-            self.send_header("Content-Security-Policy", "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'")
+            self.send_header("Content-Security-Policy", CSP)
             self.end_headers()
             self.wfile.write(body)
 
         def _json(self, status: int, data: Any) -> None:
+            if status >= 400 and isinstance(data, dict):
+                data = redact_data(data)
             self._send(status, json.dumps(data, default=str).encode(), "application/json")
 
         def _error(self, status: int, message: str) -> None:
             self._json(status, {"error": redact_text(message)})
 
-        def _gate(self, query: dict[str, list[str]]) -> bool:
-            """Host and token checks; answers the refusal itself."""
+        def _host_ok(self) -> bool:
             if dashboard.allowed_hosts and self.headers.get("Host", "") not in dashboard.allowed_hosts:
                 self._error(403, "unexpected Host header")
+                return False
+            return True
+
+        def _gate(self, query: dict[str, list[str]]) -> bool:
+            """Host and token checks; answers the refusal itself."""
+            if not self._host_ok():
                 return False
             if not dashboard.authorised(self.headers.get("Authorization"), (query.get("token") or [None])[0]):
                 self._error(401, "missing or wrong token: use the URL `skillopt ui` printed")
@@ -108,70 +116,39 @@ def _handler_for(dashboard: Dashboard) -> type[BaseHTTPRequestHandler]:
         def do_GET(self) -> None:  # noqa: N802 - http.server's naming
             url = urlsplit(self.path)
             query = parse_qs(url.query)
-            if url.path in ("/", "/index.html"):
-                if dashboard.allowed_hosts and self.headers.get("Host", "") not in dashboard.allowed_hosts:
-                    return self._error(403, "unexpected Host header")
-                page = resources.files("skillopt.ui").joinpath("page.html").read_bytes()
-                return self._send(200, page, "text/html; charset=utf-8")
             if not url.path.startswith("/api/"):
-                return self._error(404, "not found")
+                if not self._host_ok():
+                    return None
+                found = static.asset(url.path)
+                if found is None:
+                    return self._error(404, "not found")
+                return self._send(200, *found)
             if not self._gate(query):
                 return None
-            if url.path == "/api/runs":
-                rows = dashboard.index.listing()
-                for row in rows:
-                    if dashboard.launcher.running(row["id"]):
-                        row["status"] = "running"
-                        row["launched_here"] = True
-                return self._json(200, rows)
-            if url.path == "/api/choices":
-                return self._json(200, _choices())
-            m = _ROUTE.match(url.path)
-            if not m:
-                return self._error(404, "not found")
-            run_id, part, arg = unquote(m.group(1)), m.group(2), m.group(3)
-            if part == "log":
-                try:
-                    path = dashboard.launcher.log_path(run_id)
-                except SkillOptError:
-                    return self._error(404, f"no run named {run_id}")
-                text = path.read_text(encoding="utf-8", errors="replace")[-20000:] if path.is_file() else ""
-                return self._json(200, {"log": redact_text(text)})
-            path = dashboard.index.get(run_id)
-            if path is None:
-                return self._error(404, f"no run named {run_id}")
-            if part is None:
-                data = runs.detail(run_id, path)
-                data["overview"]["launched_here"] = dashboard.launcher.running(run_id)
-                return self._json(200, data)
-            if part == "skills":
-                text = runs.skill_text(path, "best" if arg == "best" else _int(arg))
-                return self._json(200, {"text": text}) if text is not None else self._error(404, "no such skill version")
-            if part == "diff":
-                a, b = (query.get("a") or ["0"])[0], (query.get("b") or ["best"])[0]
-                diff = runs.skill_diff(path, a if a == "best" else _int(a), b if b == "best" else _int(b))
-                return self._json(200, diff) if diff is not None else self._error(404, "no such skill version")
-            if part == "steps":
-                step = runs.step_detail(path, _int(arg))
-                return self._json(200, step) if step is not None else self._error(404, "no such step")
-            if part == "events":
-                return self._events(run_id, path)
-            return self._error(405, "use POST")
+            m = _EVENTS.match(url.path)
+            if m:
+                run_id = unquote(m.group(1))
+                launched = dashboard.launcher.launches().get(run_id)
+                path = dashboard.index.get(run_id) or (launched.run_dir if launched else None)
+                return self._events(run_id, path) if path else self._error(404, f"no run named {run_id}")
+            status, data = routes.get(dashboard, url.path, query)
+            return self._json(status, data)
 
         def _events(self, run_id: str, path: Path) -> None:
-            """Server-sent events: the run's overview each time it writes progress."""
+            """Server-sent events: the run's overview each time it writes progress or its
+            lock changes hands (a killed run writes nothing, but its lock is released)."""
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
-            last: tuple[float, ...] | None = None
+            last: tuple | None = None
             idle = 0.0
             while not dashboard.stopping.is_set():
-                sig = runs.signature(path)
-                if sig != last:
+                sig = runs.signature(path) if runs.is_run_dir(path) else None  # a launch still starting: wait for it
+                if sig is not None and sig != last:
                     last = sig
-                    data = runs.overview(run_id, path)
-                    data["history_len"] = len(runs.read_json(path / "history.json") or [])
+                    data = routes.decorate(dashboard, runs.overview(run_id, path), path)
+                    data["history_len"] = len(runs.steps_of(runs.read_json(path / "history.json")))
                     message = f"event: progress\ndata: {json.dumps(data, default=str)}\n\n"
                 elif idle >= 15:
                     message, idle = ": keep-alive\n\n", 0.0
@@ -200,42 +177,7 @@ def _handler_for(dashboard: Dashboard) -> type[BaseHTTPRequestHandler]:
                 body = json.loads(self.rfile.read(length) or b"{}")
             except ValueError:
                 return self._error(400, "malformed JSON")
-            if url.path == "/api/check":
-                try:
-                    return self._json(200, dashboard.launcher.check(body if isinstance(body, dict) else {}))
-                except SkillOptError as exc:
-                    return self._error(400, str(exc))
-            if url.path == "/api/launch":
-                try:
-                    return self._json(202, dashboard.launcher.launch(body if isinstance(body, dict) else {}))
-                except SkillOptError as exc:
-                    return self._error(400, str(exc))
-            m = _ROUTE.match(url.path)
-            if m and m.group(2) == "resume":
-                try:
-                    return self._json(202, dashboard.launcher.resume(unquote(m.group(1))))
-                except SkillOptError as exc:
-                    return self._error(409, str(exc))
-            if m and m.group(2) == "stop":
-                stopped = dashboard.launcher.stop(unquote(m.group(1)))
-                return self._json(200, {"stopped": stopped}) if stopped else self._error(409, "not a run this dashboard is running")
-            return self._error(404, "not found")
+            status, data = routes.post(dashboard, url.path, body)
+            return self._json(status, data)
 
     return Handler
-
-
-def _int(value: str | None) -> int:
-    try:
-        return int(value or "")
-    except ValueError:
-        return -1
-
-
-def _choices() -> dict[str, Any]:
-    """Installed env and backend names (entry-point metadata only), for the launch form."""
-    from skillopt.plugins import declared
-
-    return {
-        "envs": sorted({ep.name for ep in declared("envs")}),
-        "backends": sorted({ep.name for ep in declared("backends")}),
-    }

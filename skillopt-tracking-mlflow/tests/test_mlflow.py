@@ -1,0 +1,87 @@
+"""A real ``skillopt run`` (SearchQA on the scripted backend) logged to a real local MLflow
+store (SQLite), read back with ``MlflowClient``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+pytest.importorskip("skillopt_envs_searchqa")
+from mlflow import MlflowClient  # noqa: E402
+
+
+def run_args(out, *extra):
+    return ("run", "--env", "searchqa", "--backend", "scripted", "--out", str(out), "--set", "env.limit=8",
+            "--set", "train.batch_size=4", "--set", "train.max_steps=2", *extra, "--json")
+
+
+def steps_of(out):
+    return [h for h in json.loads((out / "history.json").read_text()) if h.get("kind", "step") == "step"]
+
+
+@pytest.fixture(autouse=True)
+def elsewhere(tmp_path, monkeypatch):
+    """Runs start from an empty folder, which must stay empty: MLflow's default artifact
+    root is ``./mlruns`` under the current folder."""
+    cwd = tmp_path / "cwd"
+    cwd.mkdir()
+    monkeypatch.chdir(cwd)
+    yield
+    assert list(cwd.iterdir()) == []
+
+
+def test_a_run_is_logged_with_params_metrics_and_artifacts_and_a_resume_adds_nothing(run_cli, tmp_path, monkeypatch):
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    uri = f"sqlite:///{tmp_path / 'store.db'}"
+    out = tmp_path / "capitals-run"
+    args = run_args(out, "--set", "tracking=[mlflow]", "--set", f"observers.mlflow.tracking_uri={uri}",
+                    "--set", "observers.mlflow.experiment=skill-training")
+    result = run_cli(*args)
+    assert result.exit_code == 0, result.output
+
+    client = MlflowClient(tracking_uri=uri)
+    experiment = client.get_experiment_by_name("skill-training")
+    [logged] = client.search_runs([experiment.experiment_id])
+    run_id = logged.info.run_id
+    assert logged.info.status == "FINISHED" and logged.info.run_name == "capitals-run"
+    assert logged.data.tags["skillopt.env"] == "searchqa" and logged.data.tags["skillopt.status"] == "finished"
+    assert logged.data.params["env.name"] == "searchqa" and logged.data.params["train.max_steps"] == "2"
+    history = steps_of(out)
+    assert [h["step"] for h in history] == [1, 2]
+    for key in ("current_score", "rollout_hard", "edit_budget", "n_edits_selected", "prompt_tokens"):
+        got = sorted((m.step, m.value) for m in client.get_metric_history(run_id, key))
+        assert got == [(h["step"], float(h[key])) for h in history], key
+    summary = json.loads((out / "summary.json").read_text())
+    assert logged.data.metrics["test_best_hard"] == summary["test"]["best"]["hard"]
+    assert logged.data.metrics["val_baseline"] == summary["val"]["baseline_gate_score"]
+    top = {a.path for a in client.list_artifacts(run_id)}
+    assert {"summary.json", "history.json", "best_skill.md", "skills"} <= top
+    assert {a.path for a in client.list_artifacts(run_id, "skills")} == {f"skills/skill_v{h['step']:04d}.md" for h in history}
+    local = client.download_artifacts(run_id, "best_skill.md", str(tmp_path / "download"))
+    assert open(local, encoding="utf-8").read() == (out / "best_skill.md").read_text()
+
+    again = run_cli(*args)  # the finished run again: the engine replays its steps to the observers
+    assert again.exit_code == 0, again.output
+    assert [r.info.run_id for r in client.search_runs([experiment.experiment_id])] == [run_id]
+    assert len(client.get_metric_history(run_id, "current_score")) == len(history)  # nothing logged twice
+
+
+def test_nothing_is_logged_unless_the_run_or_the_environment_asks(run_cli, tmp_path, skillopt_home, monkeypatch):
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    quiet = run_cli(*run_args(tmp_path / "quiet"))
+    assert quiet.exit_code == 0, quiet.output
+    assert not (tmp_path / "quiet" / "tracking").exists() and not list(skillopt_home.rglob("mlflow*"))
+
+    uri = f"sqlite:///{tmp_path / 'env-store.db'}"
+    monkeypatch.setenv("MLFLOW_TRACKING_URI", uri)
+    asked = run_cli(*run_args(tmp_path / "asked"))
+    assert asked.exit_code == 0, asked.output
+    experiment = MlflowClient(tracking_uri=uri).get_experiment_by_name("skillopt-searchqa")
+    assert [r.info.run_name for r in MlflowClient(tracking_uri=uri).search_runs([experiment.experiment_id])] == ["asked"]
+
+
+def test_a_misspelt_tracker_is_refused_before_the_run_starts(run_cli, tmp_path):
+    result = run_cli(*run_args(tmp_path / "typo", "--set", "tracking=[mlfow]"))
+    assert result.exit_code != 0 and "mlfow" in result.output and "mlflow" in result.output
+    assert not (tmp_path / "typo").exists()
