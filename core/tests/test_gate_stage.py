@@ -119,3 +119,16 @@ def test_a_race_round_is_at_least_one_wave_of_workers():
     assert [len(r) for r in race_plan(Run(40, workers=20), EvaluationConfig())] == [20]  # a round fills the workers
     assert race_plan(Run(40), EvaluationConfig(gate_race_rounds=1)) == []
     assert rounds[0] == rounds[1][:8]  # growing prefixes of one seeded order
+
+
+def test_a_candidate_accepted_early_is_scored_on_every_val_item(tmp_path):
+    """A race may accept on the first rounds; the score the run keeps (and compares every
+    later score with) is still the mean over all val items."""
+    trainer = make_trainer(tmp_path, num_epochs=1, train={"max_steps": 1}, env={"n_val": 40, "workers": 4})
+    summary = trainer.train()
+    result = gate_result(tmp_path)
+    assert summary.total_accepts == 1
+    if result["verdict"]["details"].get("raced_items"):
+        assert result["candidate"]["n"] == 40  # all 40, not the raced subset
+    state = load(tmp_path / "runtime_state.json")
+    assert state["current_score"] == result["candidate"]["gate_score"] == 1.0

@@ -195,6 +195,10 @@ def race(run: RunContext, folder: Path, current: Current, candidate: str, label:
             continue
         verdict = attrs.evolve(verdict, repeats=repeats, looks=index, details={**verdict.details, "raced_items": len(items)})
         saved = (n - len(items)) * repeats
+        if verdict.accepted:  # the new current skill's score is on every val item, like every score it is compared with;
+            # its next gate needs these rollouts anyway (memoised), so nothing is paid twice
+            cand = run.evaluate_val(candidate, folder, label, repeats=repeats)
+            saved = 0
         return GateResult(verdict=verdict, current=score_of(run, cur_full), candidate=score_of(run, cand), rollouts_saved=saved,
                           raced_items=len(items))
     return None
