@@ -48,6 +48,7 @@ def build(out: Path):
         env={"n_val": 16},  # enough val items for the paired gate to accept a two-rule step
         optimizer={"use_slow_update": True, "use_meta_skill": True, "slow_update_samples": 6, "learning_rate": 2,
                    "min_learning_rate": 1},
+        search={"strategy": os.environ.get("SKILLOPT_TEST_STRATEGY", "hill"), "pool_size": 3},
     )
     if KILL.startswith("apply:"):
         applies = {"n": 0}

@@ -237,3 +237,35 @@ def test_hook_skillopt_register_executors(tmp_path):
     assert len(submitted) > 16 and "val-000#r0" in submitted  # baseline, rollouts, gate and test went through it
     assert (summary.status, summary.val.best_gate_score, summary.test) == (
         reference.status, reference.val.best_gate_score, reference.test)
+
+
+def test_hook_skillopt_register_strategies(tmp_path):
+    """A registered strategy chooses every step's parent: one that always branches from
+    the initial skill never builds on an accepted child."""
+    from engine_helpers import make_trainer
+    from skillopt.strategies.pareto import ParetoPool
+
+    parents = []
+
+    class FromTheRoot(ParetoPool):
+        """Always branch from the first member (the initial skill)."""
+
+        name = "from-the-root"
+
+        def parent(self, pool, lead, seed):
+            parents.append(pool[0].origin)
+            return pool[0]
+
+        def admit(self, pool, child):
+            return (*pool, child)
+
+    class P:
+        @hookimpl
+        def skillopt_register_strategies(self, register):
+            register(FromTheRoot)
+
+    _register(P())
+    trainer = make_trainer(tmp_path, num_epochs=1, search={"strategy": "from-the-root"})
+    assert type(trainer.strategy) is FromTheRoot
+    trainer.train()
+    assert parents and set(parents) == {"initial_skill"}

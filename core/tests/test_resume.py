@@ -138,3 +138,24 @@ def test_a_resume_in_epoch_two_keeps_that_epochs_step_history(tmp_path):
     prompts = [r.messages[-1].content for r in resumed.optimizer.backend.requests if r.stage == "analyst"]
     assert prompts and all("### Step 3 —" in p for p in prompts)
     assert [e["step"] for e in json.loads((tmp_path / "runtime_state.json").read_text())["step_buffer"]] == [3, 4]
+
+
+@pytest.mark.slow
+def test_a_pareto_pool_resumes_exactly_after_kills_across_both_epochs(tmp_path, monkeypatch):
+    """The pool (members, scores, the parent each step drew) lives in the run state: a run
+    killed at random requests of both epochs ends with the uninterrupted run's pool."""
+    monkeypatch.setenv("SKILLOPT_TEST_STRATEGY", "pareto")
+    reference = tmp_path / "reference"
+    assert run(reference) == 0
+    rows = requests_in_order(reference)
+    rng = random.Random(11)
+    picks = sorted(rng.sample(range(len(rows)), 6))
+    resumed = tmp_path / "resumed"
+    for index in picks:
+        _, key, n = rows[index]
+        assert run(resumed, f"{key}:{n}") == DIED
+    assert run(resumed) == 0
+    pool = [(m["origin"], m["skill_hash"], m["score"]) for m in json.loads((reference / "runtime_state.json").read_text())["pool"]]
+    assert pool and pool == [(m["origin"], m["skill_hash"], m["score"])
+                             for m in json.loads((resumed / "runtime_state.json").read_text())["pool"]]
+    assert outcome(resumed) == outcome(reference)

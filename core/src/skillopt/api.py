@@ -66,6 +66,10 @@ _GROUPS: dict[str, dict[str, str]] = {
         "set_block": "skillopt.skilldoc:set_block",
         "normalise_skill": "skillopt.skilldoc:normalise",
     },
+    "Search strategies": {
+        "Strategy": "skillopt.strategies:Strategy",
+        "PoolMember": "skillopt.strategies:PoolMember",
+    },
     "Harvesters": {
         "Harvester": "skillopt.harvesters:Harvester",
         "Session": "skillopt.records:Session",

@@ -76,6 +76,16 @@ def skillopt_register_executors(register: Callable[..., None]) -> None:
 
 
 @hookspec
+def skillopt_register_strategies(register: Callable[..., None]) -> None:
+    """Register search strategies (subclasses of :class:`skillopt.strategies.Strategy`),
+    selected by ``search.strategy``: which skill each step branches from and which gated
+    skills are kept (``hill``: one current skill, the default; ``pareto``: a pool).
+
+    :param register: call ``register(StrategyClass)`` once per strategy.
+    """
+
+
+@hookspec
 def skillopt_register_commands(app: Any) -> None:
     """Attach CLI commands to the root ``skillopt`` typer app.
 
@@ -134,6 +144,7 @@ __all__ = [
     "skillopt_register_executors",
     "skillopt_register_gates",
     "skillopt_register_harvesters",
+    "skillopt_register_strategies",
     "skillopt_run_finished",
     "skillopt_run_started",
     "skillopt_step_finished",

@@ -20,9 +20,9 @@ from skillopt.errors import ConfigError, PluginError
 
 #: config section -> registry kind (``observers`` are hook modules, not components)
 SECTIONS = {"gates": "gates", "edit_policies": "edit_policies", "backends": "backends", "observers": "observers",
-            "executors": "executors"}
+            "executors": "executors", "strategies": "strategies"}
 LABEL = {"gates": "gate", "edit_policies": "edit policy", "backends": "backend", "observers": "observer",
-         "executors": "executor"}
+         "executors": "executor", "strategies": "search strategy"}
 
 
 def config_class(section: str, name: str) -> type | None:

@@ -29,6 +29,7 @@ GROUPS = {
     "gates": "skillopt.gates",
     "harvesters": "skillopt.harvesters",
     "executors": "skillopt.executors",
+    "strategies": "skillopt.strategies",
     "commands": "skillopt.commands",
     "observers": "skillopt.observers",
 }
@@ -40,6 +41,7 @@ KIND_LABEL = {
     "gates": "gate",
     "harvesters": "harvester",
     "executors": "executor",
+    "strategies": "search strategy",
     "commands": "command plugin",
     "observers": "observer",
 }

@@ -23,6 +23,7 @@ HOOKS = {
     "gates": "skillopt_register_gates",
     "harvesters": "skillopt_register_harvesters",
     "executors": "skillopt_register_executors",
+    "strategies": "skillopt_register_strategies",
 }
 
 #: components shipped in a distribution of their own: an unknown name says what to install

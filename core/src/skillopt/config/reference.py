@@ -69,6 +69,9 @@ HELP = {
     "optimizer.skill_aware_appendix_source": "who may write appendix notes: both or failure_only",
     "optimizer.skill_aware_consolidate_threshold": "consolidate the appendix above this many notes (0 = never)",
     "optimizer.max_skill_chars": "refuse candidates longer than this (0 = no limit)",
+    "search.strategy": "search strategy plugin: hill (one current skill, the paper's) or pareto (a pool of skills on the "
+                       "per-item Pareto front of val, parents drawn by the items they win, merged at epoch ends)",
+    "search.pool_size": "pareto: skills the pool keeps at most",
     "optimizer.rejected_ledger": "remember rejected candidates across runs (per env and initial skill, under the user data "
                                  "dir): analysts see them and an identical candidate is not scored again",
     "optimizer.rejected_shown": "rejected edits from earlier runs shown to analysts (0 = none)",
@@ -119,6 +122,7 @@ HELP = {
     "backends": "typed settings of backend plugins, [backends.NAME]",
     "observers": "typed settings of observer plugins, [observers.NAME]",
     "executors": "typed settings of executor plugins, [executors.NAME] (the selected executor's defaults filled in)",
+    "strategies": "typed settings of search-strategy plugins, [strategies.NAME] (the selected strategy's defaults filled in)",
     "tracking": "experiment trackers to log this run to, by observer name (`mlflow`, `wandb`); a tracker also runs when its own environment variable asks for it",
     "out_dir": "run directory ('' = a new timestamped folder under the user data dir)",
     "preset": "env preset applied under your settings ('' = the env's choice: small on the local model)",

@@ -224,6 +224,16 @@ class EngineConfig:
 
 
 @attrs.frozen(kw_only=True)
+class SearchConfig:
+    """How candidates are searched: one current skill, or a pool (``search.strategy``)."""
+
+    #: strategy plugin: ``hill`` (one current skill, the paper's) or ``pareto`` (a pool on the per-item front)
+    strategy: str = "hill"
+    #: skills a pool keeps at most
+    pool_size: int = attrs.field(default=4, validator=_at_least(1))
+
+
+@attrs.frozen(kw_only=True)
 class RunConfig:
     """The whole resolved configuration of one run."""
 
@@ -235,12 +245,14 @@ class RunConfig:
     budget: BudgetConfig = BudgetConfig()
     env: EnvConfig = EnvConfig()
     engine: EngineConfig = EngineConfig()
+    search: SearchConfig = SearchConfig()
     #: per-plugin typed settings, ``{name: {key: value}}`` (see :mod:`skillopt.plugin_config`)
     gates: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     edit_policies: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     backends: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     observers: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     executors: dict[str, dict[str, Any]] = attrs.field(factory=dict)
+    strategies: dict[str, dict[str, Any]] = attrs.field(factory=dict)
     #: tracker observers (``TRACKER = True`` in their module: MLflow, W&B) to switch on for this run
     tracking: list[str] = attrs.field(factory=list)
     out_dir: str = ""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import attrs
 
 from skillopt.results import ConfigChange, RunStatus
+from skillopt.strategies import PoolMember
 from skillopt.engine.buffer import BufferEntry
 
 
@@ -35,3 +36,5 @@ class TrainState:
     #: steps this run plans (epochs x steps per epoch, capped by ``train.max_steps``), so a
     #: reader of a live run (the dashboard) can show "step 3 of 12" before summary.json exists
     total_steps: int = 0
+    #: the skills a pool strategy keeps (``search.strategy``; empty for ``hill``)
+    pool: list[PoolMember] = attrs.field(factory=list)

@@ -35,6 +35,8 @@ from skillopt.engine.state import TrainState
 from skillopt.engine.step import StepOutcome, run_step
 from skillopt.engine.subsets import subset
 from skillopt.engine import reporting
+from skillopt.engine import search
+from skillopt.engine.pool_steps import PoolSearch
 from skillopt.engine import summary as summaries
 from skillopt.engine import saved_run
 from skillopt.engine.stages.final_eval import final_eval
@@ -56,7 +58,7 @@ def rollout_deadline(cfg: RunConfig, target) -> float:
     return cfg.env.exec_timeout + call * retries + backoff
 
 
-class Trainer:
+class Trainer(PoolSearch):
     def __init__(
         self, *, cfg: RunConfig, env: Env, target, optimizer, policy: EditPolicy, gate: Gate, out_dir: Path,
         ledger: Ledger | None = None, reporter=None, observers: Observers | None = None, config_data: dict | None = None,
@@ -76,6 +78,9 @@ class Trainer:
         self.evaluator = Evaluator(self.runner, ScoreBook(self.rundir.scores), seed=cfg.train.seed)
         self.run_info = RunInfo(out_dir=self.rundir.root, env=env.name, mode="train", config=self.config_data)
         self.state = TrainState()
+        from skillopt.registry import get
+
+        self.strategy = get("strategies", cfg.search.strategy).obj(cfg.search)
         #: baseline val items that got no answer (left out of its score, retried later)
         self.baseline_missing: dict[str, str] = {}
         self._started = time.monotonic()
@@ -163,6 +168,8 @@ class Trainer:
         self.set_current(initial, score, "initial_skill", v0)
         self.state.baseline_score = score
         self.set_best(initial, score, 0, "initial_skill")
+        if not self.strategy.single:
+            self.state.pool = [search.member(run, initial, str(v0.relative_to(self.rundir.root)), "initial_skill", step=0)]
         self.save_state()
         return initial
 
@@ -237,7 +244,8 @@ class Trainer:
                     self.state.step_buffer, self.state.buffer_epoch = [], ep
                 self.ledger.check()
                 self.ledger.scope = f"step {plan.step}"
-                current = self.commit_step(run, plan, current, run_step(run, plan, self.current(current)))
+                parent = current if self.strategy.single else self.pool_parent(plan)
+                current = self.commit_step(run, plan, current, run_step(run, plan, self.current(parent)), parent=parent)
             if stop:
                 break
             if ep not in self.state.epochs_done:
@@ -245,17 +253,27 @@ class Trainer:
                 current = self.epoch_boundary(run, ep, current)
         return current
 
-    def commit_step(self, run: RunContext, plan: StepPlan, current: str, outcome: StepOutcome) -> str:
+    def commit_step(self, run: RunContext, plan: StepPlan, current: str, outcome: StepOutcome, parent: str | None = None) -> str:
+        """Record a finished step; ``current`` is the run's current skill, ``parent`` the
+        skill the step branched from (the current one unless a pool strategy chose)."""
         action = outcome.action
         score_before = self.state.current_score
-        parent_hash = skill_hash(current)
+        parent = current if parent is None else parent
+        parent_hash = skill_hash(parent)
         gated = outcome.gate
         if action.accepted and gated is not None:
             origin = f"step_{plan.step:04d}"
-            current = outcome.candidate
-            self.set_current(current, gated.candidate.gate_score, origin, self.rundir.skill_version(plan.step))
+            path = self.rundir.skill_version(plan.step)
+            if self.strategy.single:
+                current = outcome.candidate
+                self.set_current(current, gated.candidate.gate_score, origin, path)
+            else:
+                self.rundir.write_skill(path, outcome.candidate)
+                child = search.member(run, outcome.candidate, str(path.relative_to(self.rundir.root)), origin,
+                                      step=plan.step, parent_hash=parent_hash)
+                current = self.admit_to_pool(child)
             if self.state.current_score > self.state.best_score:
-                self.set_best(current, self.state.current_score, plan.step, origin)
+                self.set_best(current, self.state.current_score, plan.step, self.state.current_origin)
                 action = StepAction.FORCE_ACCEPT if gated.verdict.forced else StepAction.ACCEPT_NEW_BEST
         else:
             self.rundir.write_skill(self.rundir.skill_version(plan.step), current)
@@ -297,6 +315,8 @@ class Trainer:
                 result = meta_skill(run, ep, before, prev, pairs)
                 if result.status == "ok" and result.content:
                     st.meta_skill = result.content
+        if not self.strategy.single:
+            current = self.pool_merge(run, ep, current)
         path = self.rundir.root / "skills" / f"epoch_{ep:02d}_end.md"
         self.rundir.write_skill(path, current)
         st.epoch_end_skills[str(ep)] = str(path.relative_to(self.rundir.root))
@@ -315,7 +335,11 @@ class Trainer:
         if not result.verdict.accepted:
             return current
         origin = f"slow_update_epoch_{ep:02d}"
-        self.set_current(candidate, result.candidate.gate_score, origin, self.rundir.root / "skills" / f"{origin}.md")
+        path = self.rundir.root / "skills" / f"{origin}.md"
+        self.set_current(candidate, result.candidate.gate_score, origin, path)
+        if not self.strategy.single:  # a pool keeps it as a member like any gated child
+            candidate = self.admit_to_pool(search.member(run, candidate, str(path.relative_to(self.rundir.root)), origin,
+                                                         step=self.state.last_completed_step, parent_hash=before.skill_hash))
         if self.state.current_score > self.state.best_score:
             self.set_best(candidate, self.state.current_score, self.state.last_completed_step, origin)
         return candidate

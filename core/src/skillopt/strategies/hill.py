@@ -1,0 +1,25 @@
+"""``hill``: one current skill, replaced by a child that passes the gate (the paper's)."""
+
+from __future__ import annotations
+
+from skillopt.hookspecs import hookimpl
+from skillopt.strategies import PoolMember, Strategy
+
+
+class HillClimb(Strategy):
+    """The paper's hill climber: every step branches from the current skill."""
+
+    name = "hill"
+    summary = "default: one current skill, replaced by a child the gate accepts (the paper's loop)"
+    single = True
+
+    def parent(self, pool, lead, seed):
+        return lead
+
+    def admit(self, pool, child):
+        return (child,)
+
+
+@hookimpl
+def skillopt_register_strategies(register):
+    register(HillClimb)
