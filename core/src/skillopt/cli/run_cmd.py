@@ -47,47 +47,54 @@ def run(
     as_json: JsonOpt = False,
 ) -> None:
     """Train a skill on an env: rollout, reflect, edit, gate; resumes when --out exists."""
-    from skillopt.engine.session import open_session
-    from skillopt.errors import SkillOptError
-
     flags = flag_values(**locals())
+    options = tuple(cfg_options or ())
     if seeds is not None:
-        return _run_series(config, set_ or [], flags, seeds, force_config, as_json, tuple(cfg_options or ()))
-    try:
-        session = open_session(config_file=config, assignments=set_ or [], flags=flags, cfg_options=tuple(cfg_options or ()))
-        summary = session.train(force_config=force_config)
-    except KeyboardInterrupt:
-        raise fail("interrupted; re-run the same command (same --out) to resume", code=130) from None
-    except SkillOptError as exc:
-        raise fail(str(exc)) from None
+        summary = _training(lambda: _series(config, set_ or [], flags, seeds, force_config, options))
+        codes = [exit_code_of(r.status) for r in summary.runs]
+        code = next((c for c in codes if c), 0)
+    else:
+        summary = _training(lambda: _single(config, set_ or [], flags, force_config, options))
+        code = summary.exit_code
     if as_json:
         from skillopt.serde import to_data
 
         print_json(to_data(summary))
-    if summary.exit_code:
-        raise typer.Exit(summary.exit_code)
+    if code:
+        raise typer.Exit(code)
 
 
-def _run_series(config, assignments, flags, seeds_text: str, force_config: bool, as_json: bool, cfg_options: tuple[str, ...]) -> None:
-    from skillopt.cli.output import info
-    from skillopt.engine.series import parse_seeds, train_series
-    from skillopt.errors import SkillOptError
+def exit_code_of(status) -> int:
     from skillopt.results import EXIT_CODES
 
+    return EXIT_CODES.get(status, 1)
+
+
+def _training(train):
+    """Run ``train()``; an interrupt or a SkillOpt error becomes one line and an exit code."""
+    from skillopt.errors import SkillOptError
+
     try:
-        summary = train_series(config_file=config, assignments=assignments, flags=flags, seeds=parse_seeds(seeds_text),
-                               force_config=force_config, say=info, cfg_options=cfg_options)
+        return train()
     except KeyboardInterrupt:
         raise fail("interrupted; re-run the same command (same --out) to resume", code=130) from None
     except SkillOptError as exc:
         raise fail(str(exc)) from None
-    if as_json:
-        from skillopt.serde import to_data
 
-        print_json(to_data(summary))
-    codes = [EXIT_CODES.get(r.status, 1) for r in summary.runs]
-    if any(codes):
-        raise typer.Exit(next(c for c in codes if c))
+
+def _single(config, assignments, flags, force_config: bool, cfg_options: tuple[str, ...]):
+    from skillopt.engine.session import open_session
+
+    session = open_session(config_file=config, assignments=assignments, flags=flags, cfg_options=cfg_options)
+    return session.train(force_config=force_config)
+
+
+def _series(config, assignments, flags, seeds_text: str, force_config: bool, cfg_options: tuple[str, ...]):
+    from skillopt.cli.output import info
+    from skillopt.engine.series import parse_seeds, train_series
+
+    return train_series(config_file=config, assignments=assignments, flags=flags, seeds=parse_seeds(seeds_text),
+                        force_config=force_config, say=info, cfg_options=cfg_options)
 
 
 SkillOpt = Annotated[Path, typer.Option("--skill", help="Skill file to evaluate.")]
