@@ -85,6 +85,11 @@ def test_list_run_step_trajectory_diff_and_compare(driver, served, run_root):
     assert 0 <= top < js(driver, "return innerHeight"), top
     gate = json.loads((run_root / "toy-a" / "steps" / "step_0001" / "gate" / "result.json").read_text())["result"]
     assert f"fixed {gate['verdict']['details']['improved']}" in text_of(driver, "#trajectory .flips")
+    # the accepted step's attribution: each applied edit with the val items it fixed
+    attribution = json.loads((run_root / "toy-a" / "steps" / "step_0001" / "attribution.json").read_text())["result"]
+    shown = text_of(driver, "#attribution")
+    assert f"fixed {len(attribution['fixed'])}" in shown
+    assert all(e["content"][:30] in shown and (e["helped"][0] if e["helped"] else "–") in shown for e in attribution["edits"])
     # failures first on train, and the full conversation on click
     driver.find_element("css selector", "#step .tabs button[data-split='train']").click()
     wait_for(lambda: driver.current_url.endswith("/step/1/train"), what="the train tab's link")

@@ -286,6 +286,8 @@ def step_detail(path: Path, step: int) -> dict[str, Any] | None:
                 files["reflect"] = redact_data(batches)
         elif (stage_dir / "result.json").is_file():
             files[stage] = redact_data(stage_result(stage_dir / "result.json"))
+    if (folder / "attribution.json").is_file():
+        files["attribution"] = redact_data(stage_result(folder / "attribution.json"))
     candidate = folder / "apply" / "candidate_skill.md"
     return {
         "step": int(step),

@@ -58,6 +58,7 @@
         edits.map((r) => el("tr", {}, el("td", {}, (r.edit || {}).op), el("td", {class: r.status === "applied" ? "ok" : "bad"}, r.status),
           el("td", {}, (r.edit || {}).support_count ?? ""), el("td", {}, (r.edit || {}).source_type || ""),
           el("td", {class: "wrap"}, String((r.edit || {}).content || "").slice(0, 400)))))) : el("p", {class: "muted"}, "No edits were applied in this step."),
+      attribution(s.files.attribution),
       el("div", {class: "tabs", role: "tablist"}, ["val", "train"].map((split) =>
         el("button", {type: "button", role: "tab", "data-split": split, onclick: () => { location.hash = `#/run/${encodeURIComponent(id)}/step/${step}/${split}`; }},
           split === "val" ? "val (gate)" : "train (rollout)"))),
@@ -67,6 +68,22 @@
       ...Object.entries(s.files).map(([name, value]) => SO.jsonBlock(name, value)),
       s.candidate_skill ? el("details", {}, el("summary", {}, "candidate skill"), el("pre", {class: "skill"}, s.candidate_skill)) : "",
     ];
+  }
+
+  /** Which applied edit fixed or broke which val item (accepted steps' attribution.json). */
+  function attribution(a) {
+    if (!a || !(a.edits || []).length) return "";
+    return el("div", {class: "table-wrap", id: "attribution"},
+      el("h4", {}, `Attribution: fixed ${(a.fixed || []).length}, broke ${(a.broke || []).length} val items (${a.rollouts} rollouts)`),
+      el("table", {class: "edits"},
+        el("tr", {}, ["edit", "effect", "fixed", "broke", "content"].map((t) => el("th", {}, t))),
+        a.edits.map((e) => el("tr", {},
+          el("td", {}, `#${e.index + 1} ${e.op}`),
+          el("td", {class: SO.isNum(e.effect) ? (e.effect > 0 ? "ok" : e.effect < 0 ? "bad" : "") : "muted"},
+            SO.isNum(e.effect) ? (e.effect > 0 ? "+" : "") + SO.num(e.effect) : "not measured"),
+          el("td", {class: "wrap"}, (e.helped || []).join(", ") || "–"),
+          el("td", {class: "wrap"}, (e.hurt || []).join(", ") || "–"),
+          el("td", {class: "wrap"}, String(e.content || e.target || "").slice(0, 300))))));
   }
 
   async function trajectories(id, step, split) {
