@@ -66,6 +66,13 @@ _GROUPS: dict[str, dict[str, str]] = {
         "set_block": "skillopt.skilldoc:set_block",
         "normalise_skill": "skillopt.skilldoc:normalise",
     },
+    "Folder skills": {
+        "SkillFolder": "skillopt.skillfolder:SkillFolder",
+        "SkillFile": "skillopt.records:SkillFile",
+        "is_skill_folder": "skillopt.skillfolder:is_folder",
+        "render_inline": "skillopt.skillfolder:render_inline",
+        "render_installed": "skillopt.skillfolder:render_installed",
+    },
     "Harvesters": {
         "Harvester": "skillopt.harvesters:Harvester",
         "Session": "skillopt.records:Session",
