@@ -90,7 +90,7 @@ def _run_series(config, assignments, flags, seeds_text: str, force_config: bool,
         raise typer.Exit(next(c for c in codes if c))
 
 
-SkillOpt = Annotated[Path, typer.Option("--skill", help="Skill file to evaluate.")]
+SkillOpt = Annotated[Path, typer.Option("--skill", help="Skill to evaluate: a file, or an Agent Skills folder (SKILL.md, references/, scripts/).")]
 SplitOpt = Annotated[str, typer.Option("--split", help="train, val or test.")]
 RepeatsOpt = Annotated[int, typer.Option("--repeats", help="Rollouts per item (stochastic targets).")]
 
