@@ -168,3 +168,54 @@ def test_a_run_killed_in_every_stage_resumes_to_the_same_folders(tmp_path):
     (resumed / "best_skill" / "SKILL.md").write_text("tampered\n")
     assert run(resumed, env=os_env) == 0
     assert tree(resumed / "best_skill") == tree(reference / "best_skill")
+
+
+def test_export_writes_the_whole_folder_atomically_and_backs_up_a_different_one(trained, run_cli, tmp_path):
+    out, *_ = trained
+    project = tmp_path / "project"
+    done = run_cli("export", str(out), "--to", "claude-code", "--to", "codex", "--project", str(project), "--json")
+    assert done.exit_code == 0, done.output
+    written = {item["target"]: item for item in json.loads(done.stdout)}
+    dest = project / ".claude" / "skills" / "toy-skill"  # the name from the folder's front matter
+    assert written["claude-code"]["path"] == str(dest)
+    best = SkillFolder.parse((out / "best_skill.md").read_text())
+    assert matches(best, dest) and matches(best, project / ".agents" / "skills" / "toy-skill")
+    assert (dest / "SKILL.md").read_text() == best.main  # its own front matter, as trained
+    assert stat.S_IMODE((dest / "scripts" / "check.py").stat().st_mode) == 0o755
+    again = run_cli("export", str(out), "--to", "claude-code", "--project", str(project), "--json")
+    assert json.loads(again.stdout)[0]["unchanged"]
+    # the initial version (a folder given directly) differs: refused without --force, then backed up aside
+    initial = out / "skills" / "skill_v0000"
+    refused = run_cli("export", str(initial), "--to", "claude-code", "--project", str(project))
+    assert refused.exit_code != 0 and "--force" in refused.output and matches(best, dest)
+    forced = json.loads(run_cli("export", str(initial), "--to", "claude-code", "--project", str(project), "--force", "--json").stdout)[0]
+    assert forced["replaced"] and matches(load_folder(initial), dest)
+    backup = dest.parent / forced["backup"].rsplit("/", 1)[-1]
+    assert backup.name.startswith(".toy-skill.bak-") and matches(best, backup)
+    assert sorted(p.name for p in dest.parent.iterdir()) == [backup.name, "toy-skill"]  # no temp folder left
+
+
+def test_export_to_a_one_file_target_inlines_the_references_and_says_scripts_were_left_out(trained, run_cli, tmp_path):
+    out, *_ = trained
+    done = run_cli("export", str(out), "--to", "cursor", "--project", str(tmp_path), "--name", "puzzles", "--json")
+    item = json.loads(done.stdout)[0]
+    rule = (tmp_path / ".cursor" / "rules" / "puzzles.mdc").read_text()
+    assert "## Reference: references/double.md" in rule and "skillopt:file" not in rule and "import sys" not in rule
+    assert item["note"] == "scripts/check.py not installed: a cursor rule is one file"
+    renamed = run_cli("export", str(out), "--to", "agents", "--project", str(tmp_path), "--name", "puzzles")
+    assert renamed.exit_code == 0, renamed.output
+    main = (tmp_path / ".agents" / "skills" / "puzzles" / "SKILL.md").read_text()
+    assert main.startswith("---\nname: puzzles\ndescription: \"Solve word puzzles; use for any puzzle kind.\"\n---\n\n# Word puzzles")
+
+
+def test_eval_takes_a_folder_and_refuses_a_bad_one_by_file(run_cli, toy_registered, tmp_path):
+    skill_dir = write_toy_folder(tmp_path / "toy-skill")
+    result = run_cli("eval", "--env", "toy", "--skill", str(skill_dir), "--split", "test", "--backend", "scripted",
+                     "--out", str(tmp_path / "e"), "--json")
+    assert result.exit_code == 0, result.output
+    conversation = load(next((tmp_path / "e").rglob("conversation.json")))
+    assert conversation["turns"][0]["content"].endswith("## Reference: references/rules.md\n\n# Rules\n- RULE-upper: upper-case the word.\n")
+    (skill_dir / "assets").mkdir()
+    (skill_dir / "assets" / "logo.svg").write_text("<svg/>")
+    bad = run_cli("eval", "--env", "toy", "--skill", str(skill_dir), "--split", "test", "--backend", "scripted")
+    assert bad.exit_code != 0 and "assets/logo.svg is not in the Agent Skills layout" in bad.output
