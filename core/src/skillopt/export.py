@@ -112,7 +112,8 @@ def export(body: str, *, target: str, name: str, description: str, project: Path
             from skillopt.skillfolder import render_inline
 
             body = render_inline(folder)
-            note = f"{', '.join(f.path for f in folder.scripts)} not installed: a {target} rule is one file" if folder.scripts else ""
+            scripts = ", ".join(f.path for f in folder.scripts)
+            note = f"{scripts} not installed: a {target} rule is one file" if scripts else ""
         else:
             from skillopt.skillfolder.export import export_folder
 

@@ -136,7 +136,8 @@ def check_front_matter(main: str, where: str) -> None:
         raise ConfigError(f"{where}: front matter 'name' must be 1-{MAX_NAME} lowercase letters, digits and single "
                           f"hyphens, not {name!r}")
     if not isinstance(description, str) or not description.strip() or len(description) > MAX_DESCRIPTION:
-        raise ConfigError(f"{where}: front matter 'description' must be 1-{MAX_DESCRIPTION} characters saying when to use the skill")
+        raise ConfigError(f"{where}: front matter 'description' must be 1-{MAX_DESCRIPTION} characters saying when "
+                          "to use the skill")
 
 
 # ------------------------------------------------------------------ the folder

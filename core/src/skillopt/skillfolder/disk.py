@@ -52,7 +52,8 @@ def load_folder(root: Path, what: str = "skill") -> SkillFolder:
                 raise ConfigError(f"{what}: {path} is not UTF-8 text (byte {exc.start}); a skill's files are text") from None
             total += len(content)
             if total > MAX_FOLDER_CHARS:
-                raise ConfigError(f"{what}: {root} holds more than {MAX_FOLDER_CHARS:,} characters; a skill is read on every call")
+                raise ConfigError(f"{what}: {root} holds more than {MAX_FOLDER_CHARS:,} characters; a skill is read "
+                                  "on every call")
             mode = stat.S_IMODE(info.st_mode) if is_script(rel) else DEFAULT_MODE
             files.append(SkillFile(path=rel, content=content, mode=mode))
     try:

@@ -48,7 +48,8 @@ def apply_folder_edit(folder: SkillFolder, edit: Edit) -> tuple[SkillFolder, Edi
     file = folder.file(path)
     if file is None:
         if edit.op != "append":
-            return folder, EditResult(edit=edit, status="not_applied", detail=f"{path} is not a file of the skill (an append creates it)")
+            return folder, EditResult(edit=edit, status="not_applied",
+                                      detail=f"{path} is not a file of the skill (an append creates it)")
         content = strip_file_markers(strip_markers(edit.content or "")).strip("\n")
         if not content.strip():
             return folder, EditResult(edit=edit, status="invalid", detail="empty content")
@@ -57,7 +58,8 @@ def apply_folder_edit(folder: SkillFolder, edit: Edit) -> tuple[SkillFolder, Edi
         front, body = split_front_matter(file.content)
         new_body, result = apply_edit(body, edit)
         if result.status == "not_applied" and front and edit.target.strip() and find_span(front, edit.target):
-            return folder, EditResult(edit=edit, status="protected", detail=f"the front matter of {MAIN} (name, description) is protected")
+            return folder, EditResult(edit=edit, status="protected",
+                                      detail=f"the front matter of {MAIN} (name, description) is protected")
         return (folder.with_body(new_body) if result.status == "applied" else folder), _where(result, path)
     new, result = apply_edit(file.content, edit)
     if result.status != "applied":

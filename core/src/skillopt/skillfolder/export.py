@@ -51,7 +51,8 @@ def export_folder(folder: SkillFolder, *, target: str, name: str, description: s
     keep = None
     if dest.exists() or dest.is_symlink():
         if not force:
-            raise ConfigError(f"{dest} exists with other content; pass --force to replace it (the old folder is kept as a backup)")
+            raise ConfigError(f"{dest} exists with other content; pass --force to replace it "
+                              "(the old folder is kept as a backup)")
         keep = dest.with_name(f".{dest.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
     write_folder(out, dest, keep_old=keep)
     return Exported(target=target, path=str(dest), name=name, replaced=keep is not None, backup=str(keep) if keep else "")

@@ -204,7 +204,8 @@ class AgentCliBackend(Backend):
             files, modes = with_skill_files(files, request.skill_files)
         timeout = request.timeout_s or self.settings.timeout_s
         try:
-            result = self._groups.run([self.binary, *args], stdin=stdin, env=self.env, timeout_s=timeout, files=files, modes=modes)
+            result = self._groups.run([self.binary, *args], stdin=stdin, env=self.env, timeout_s=timeout, files=files,
+                                      modes=modes)
         except Killed as killed:
             if killed.reason == "timeout":
                 raise CallTimeout(
