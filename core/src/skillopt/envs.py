@@ -19,7 +19,7 @@ import attrs
 from skillopt.config.schema import EnvConfig
 from skillopt.errors import ConfigError
 from skillopt.records import CompletionRequest, Message, Rollout, Score, Task
-from skillopt.skillfolder import SkillFolder, is_folder
+from skillopt.skillfolder import SkillFolder, is_folder, render_inline, render_installed
 
 SPLITS = ("train", "val", "test")
 SPLIT_ALIASES = {"valid_seen": "val", "selection": "val", "validation": "val", "valid_unseen": "test"}
@@ -265,8 +265,6 @@ class Env(abc.ABC):
         each ``references/NAME.md`` under a ``## Reference: references/NAME.md`` heading;
         scripts are left out (:func:`~skillopt.skillfolder.render_inline`). Override to
         show the target something else (another heading style, scripts as code blocks)."""
-        from skillopt.skillfolder import render_inline, render_installed
-
         return render_installed(folder) if installed else render_inline(folder)
 
     def prompt(self, name: str) -> str | None:
