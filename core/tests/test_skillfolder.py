@@ -118,7 +118,7 @@ def test_forbidden_paths_scripts_front_matter_and_missing_files_are_refused_and_
     new, results = run([
         Edit(op="append", content="print('pwned')", target_file="scripts/check.py"),
         Edit(op="append", content="- x", target_file="../outside.md"),
-        Edit(op="append", content="- x", target_file="/tmp/abs.md"),
+        Edit(op="append", content="- x", target_file="/abs/outside.md"),
         Edit(op="append", content="- x", target_file="scripts/new.sh"),
         Edit(op="append", content="- x", target_file="notes/a.md"),
         Edit(op="replace", target="name: toy-skill", content="name: evil"),
