@@ -6,6 +6,7 @@ stage (``target/gate``, ``optimizer/merge`` ...) is about to be sent, counting t
 requests of every earlier session of the run (its ``usage.jsonl``), so a series of
 kills walks through the run. ``apply:N`` dies in the N-th call to the edit policy's
 ``apply`` of this process (the patch policy makes no model call there).
+``SKILLOPT_TEST_FOLDER=DIR`` trains the toy folder skill at ``DIR`` instead.
 """
 
 from __future__ import annotations
@@ -40,12 +41,19 @@ class KillingLedger(Ledger):
 
 
 def build(out: Path):
+    folder = os.environ.get("SKILLOPT_TEST_FOLDER", "")  # a folder skill (toy.write_toy_folder) to train instead
+    if folder:
+        from toy import folder_optimizer
+
+        script, env = folder_optimizer(), {"n_val": 24, "skill_init": folder}  # six items a kind: one kind is significant
+    else:
+        script, env = epoch_script(), {"n_val": 16}  # enough val items for the paired gate to accept a two-rule step
     trainer = make_trainer(
         out,
         ledger=KillingLedger(),
-        optimizer_script=epoch_script(),
+        optimizer_script=script,
         train={"num_epochs": 2, "batch_size": 8},
-        env={"n_val": 16},  # enough val items for the paired gate to accept a two-rule step
+        env=env,
         optimizer={"use_slow_update": True, "use_meta_skill": True, "slow_update_samples": 6, "learning_rate": 2,
                    "min_learning_rate": 1},
         search={"strategy": os.environ.get("SKILLOPT_TEST_STRATEGY", "hill"), "pool_size": 3},

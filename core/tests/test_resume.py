@@ -21,8 +21,8 @@ WORKER = Path(__file__).with_name("resume_worker.py")
 DIED = 77
 
 
-def run(out: Path, kill: str = "") -> int:
-    env = {**os.environ, "SKILLOPT_TEST_KILL": kill}
+def run(out: Path, kill: str = "", env: dict[str, str] | None = None) -> int:
+    env = {**os.environ, "SKILLOPT_TEST_KILL": kill, **(env or {})}
     return subprocess.run([sys.executable, str(WORKER), str(out)], env=env, capture_output=True, text=True, timeout=120).returncode
 
 

@@ -111,3 +111,60 @@ def toy_optimizer(*, harmful: bool = False, rank_reverse: bool = False):
         return "ok"
 
     return script
+
+
+# --------------------------------------------------------------------------- a folder skill
+
+#: the toy skill as an Agent Skills folder: the ``upper`` rule is in a reference file
+TOY_FOLDER = {
+    "SKILL.md": "---\nname: toy-skill\ndescription: Solve word puzzles; use for any puzzle kind.\n---\n\n"
+                "# Word puzzles\n- Read the puzzle kind, then apply its rule.\n",
+    "references/rules.md": "# Rules\n- RULE-upper: upper-case the word.\n",
+    "scripts/check.py": "import sys\nprint(sys.argv[1:])\n",
+}
+#: where the folder optimizer writes each kind's rule ('' = SKILL.md; double.md does not exist yet)
+RULE_FILES = {"reverse": "references/rules.md", "double": "references/double.md", "vowels": ""}
+
+
+def write_toy_folder(root):
+    """The toy folder skill on disk (its script executable); returns ``root``."""
+    for rel, text in TOY_FOLDER.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    (root / "scripts" / "check.py").chmod(0o755)
+    return root
+
+
+def folder_optimizer():
+    """The scripted optimizer for the folder skill: each missing rule goes to its file in
+    :data:`RULE_FILES` (a new reference file for ``double``), plus two edits the rules
+    must refuse: one to the script, one outside the folder."""
+
+    def script(request):
+        text = "\n".join(m.content for m in request.messages)
+        if request.stage == "analyst":
+            if "Failed trajectories" not in text:
+                return {"reasoning": "nothing new", "edits": [], "success_patterns": []}
+            kinds = sorted(set(re.findall(r"Puzzle kind: (\w+)", text)) & set(RULE_FILES))
+            edits = [{"op": "append", "content": f"- RULE-{k}: apply the {k} transformation.", "target_file": RULE_FILES[k]}
+                     for k in kinds]
+            edits += [{"op": "append", "content": "print('RULE-upper')", "target_file": "scripts/check.py"},
+                      {"op": "append", "content": "- RULE-reverse", "target_file": "../outside.md"}]
+            return {"reasoning": "missing rules", "failure_summary": [{"failure_type": "missing rule", "description": ", ".join(kinds)}],
+                    "edits": edits}
+        if request.stage == "merge":
+            seen, edits = set(), []
+            for chunk in text.split("### Proposal")[1:]:
+                for e in json.loads(chunk[chunk.index("[") : chunk.rindex("]") + 1]):
+                    if (e.get("target_file", ""), e["content"]) not in seen:
+                        seen.add((e.get("target_file", ""), e["content"]))
+                        edits.append({k: e[k] for k in ("op", "content", "target", "target_file") if k in e})
+            return {"reasoning": "union", "edits": edits}
+        if request.stage == "slow_update":
+            return {"reasoning": "protect the rules", "slow_update_content": "- Keep every RULE line intact."}
+        if request.stage == "meta_skill":
+            return {"meta_skill_content": "Put each rule in the file of its kind."}
+        return toy_optimizer()(request)
+
+    return script

@@ -14,12 +14,14 @@ import threading
 import time
 from pathlib import Path
 
+import attrs
 import pytest
 from agent_cli_kit import COMMANDS, install_fake
 from backend_testkit import client_for
 from skillopt.errors import (
     AuthError,
     BackendError,
+    BadRequestError,
     CallTimeout,
     Cancelled,
     ConfigError,
@@ -325,3 +327,21 @@ def test_agent_mode_installs_the_skill_where_each_agent_reads_it(fake):
 def test_an_unknown_mode_is_refused_by_name(fake):
     with pytest.raises(ConfigError, match="options.mode"):
         fake.make(options={"mode": "yolo"})
+
+
+def test_agent_mode_installs_a_folder_skills_files_beside_the_instructions(fake):
+    from skillopt.records import SkillFile
+
+    files = (SkillFile(path="references/rules.md", content="- RULE-upper\n"),
+             SkillFile(path="scripts/check.sh", content="echo ok\n", mode=0o755))
+    request = CompletionRequest(messages=(Message(role="system", content="# Skill body"), *HELLO), skill_files=files)
+    fake.make(options={"mode": "agent"}).complete(request)
+    assert fake.calls()[0]["skill_files"] == {"references/rules.md": ["- RULE-upper\n", 0o644],
+                                             "scripts/check.sh": ["echo ok\n", 0o755]}
+    assert fake.make(options={"mode": "agent"}).installs_skill_files and not fake.make().installs_skill_files
+    fake.make().complete(request)  # chat mode reads the inline text only: nothing is installed
+    assert fake.calls()[1]["skill_files"] == {}
+    escaping = attrs.evolve(request, skill_files=(SkillFile(path="../outside.md", content="x\n"),))
+    with pytest.raises(BadRequestError, match="leave the agent's workspace"):
+        fake.make(options={"mode": "agent"}).complete(escaping)
+    assert len(fake.calls()) == 2

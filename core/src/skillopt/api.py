@@ -70,6 +70,13 @@ _GROUPS: dict[str, dict[str, str]] = {
         "Strategy": "skillopt.strategies:Strategy",
         "PoolMember": "skillopt.strategies:PoolMember",
     },
+    "Folder skills": {
+        "SkillFolder": "skillopt.skillfolder:SkillFolder",
+        "SkillFile": "skillopt.records:SkillFile",
+        "is_skill_folder": "skillopt.skillfolder:is_folder",
+        "render_inline": "skillopt.skillfolder:render_inline",
+        "render_installed": "skillopt.skillfolder:render_installed",
+    },
     "Harvesters": {
         "Harvester": "skillopt.harvesters:Harvester",
         "Session": "skillopt.records:Session",

@@ -55,6 +55,9 @@ class Backend(abc.ABC):
     auto_reason: ClassVar[str] = ""
     #: a model on this machine's CPU (the embedded SmolLM2): envs use their ``small`` preset
     small_model: ClassVar[bool] = False
+    #: the target installs a folder skill's files in its workspace (``CompletionRequest.skill_files``) instead of reading
+    #: them inline; an agent CLI in agent mode sets it on its instance
+    installs_skill_files: ClassVar[bool] = False
     #: calls this backend can serve at once (None = ``model.max_in_flight``); a
     #: single-context local model declares 1
     max_concurrency: ClassVar[int | None] = None

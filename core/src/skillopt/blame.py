@@ -6,7 +6,9 @@ to know when it came in, what the analysts meant by it and whether it helped. Th
 lineage is the run's skill versions (``skills/skill_vNNNN.md``, the current skill after
 each step): a line belongs to the earliest version from which it stays present up to
 the best skill. Lines inside the slow-update block belong to the slow update. The edit
-is found in that step's ``attribution.json`` (or, without one, its applied edits).
+is found in that step's ``attribution.json`` (or, without one, its applied edits). For a
+folder skill each line also names its file, numbered within it (the file-marker lines of
+the skill's canonical text are not shown as lines).
 """
 
 from __future__ import annotations
@@ -17,15 +19,18 @@ from pathlib import Path
 import attrs
 
 from skillopt.skilldoc import SLOW_END, SLOW_START
+from skillopt.skillfolder import file_marker, is_folder
 
 
 @attrs.frozen(kw_only=True)
 class BlameLine:
     """One line of the best skill and where it came from."""
 
-    #: 1-based line number in ``best_skill.md``
+    #: 1-based line number in ``best_skill.md`` (in its file, for a folder skill)
     number: int
     text: str
+    #: a folder skill's file holding the line (``SKILL.md``, ``references/NAME.md`` ...); '' for a single-file skill
+    file: str = attrs.field(default="", metadata={"skillopt_omit_if_default": True})
     #: ``initial``, ``step N`` or ``slow update``
     origin: str
     #: the step that wrote it (0 = the initial skill; None = the slow update)
@@ -105,33 +110,46 @@ def blame(run: Path) -> list[BlameLine]:
     upto = max((i for i, (_, lines) in enumerate(versions) if lines == best_lines), default=len(versions) - 1)
     chain = versions[: upto + 1]
     out, in_slow = [], False
-    for number, text in enumerate(best_lines, start=1):
+    folder, file, number = is_folder(best), "", 0
+    for text in best_lines:
+        found = file_marker(text) if folder else None
+        if found:
+            file, number = found, 0
+            continue
+        number += 1
         if text.strip() == SLOW_START:
             in_slow = True
-        if in_slow or not text.strip():
-            out.append(BlameLine(number=number, text=text, origin="slow update" if in_slow else "", step=None))
-            in_slow = in_slow and text.strip() != SLOW_END
-            continue
-        index = len(chain)
-        while index > 0 and text in chain[index - 1][1]:
-            index -= 1
-        if index == len(chain):  # in no version: written after the last step (promotion, slow update)
-            out.append(BlameLine(number=number, text=text, origin="after training"))
-            continue
-        step = chain[index][0]
-        if step == 0:
-            out.append(BlameLine(number=number, text=text, origin="initial", step=0))
-            continue
-        owner = _owner(_step_edits(run, step), text) or {}
-        out.append(BlameLine(number=number, text=text, origin=f"step {step}", step=step, edit=owner.get("index"),
-                             op=str(owner.get("op") or ""), effect=owner.get("effect"), helped=tuple(owner.get("helped") or ())))
+        line = _line(run, chain, number, text, in_slow)
+        out.append(attrs.evolve(line, file=file) if file else line)
+        in_slow = in_slow and text.strip() != SLOW_END
     return out
+
+
+def _line(run: Path, chain: list[tuple[int, list[str]]], number: int, text: str, in_slow: bool) -> BlameLine:
+    """Where one line of the best skill came from: the earliest version of ``chain`` from
+    which it stays present."""
+    if in_slow or not text.strip():
+        return BlameLine(number=number, text=text, origin="slow update" if in_slow else "", step=None)
+    index = len(chain)
+    while index > 0 and text in chain[index - 1][1]:
+        index -= 1
+    if index == len(chain):  # in no version: written after the last step (promotion, slow update)
+        return BlameLine(number=number, text=text, origin="after training")
+    step = chain[index][0]
+    if step == 0:
+        return BlameLine(number=number, text=text, origin="initial", step=0)
+    owner = _owner(_step_edits(run, step), text) or {}
+    return BlameLine(number=number, text=text, origin=f"step {step}", step=step, edit=owner.get("index"),
+                     op=str(owner.get("op") or ""), effect=owner.get("effect"), helped=tuple(owner.get("helped") or ()))
 
 
 def render(lines: list[BlameLine]) -> str:
     """``origin  edit  effect │ text`` per line, as a terminal table."""
-    rows = []
+    rows, file = [], ""
     for b in lines:
+        if b.file and b.file != file:
+            file = b.file
+            rows.append(f"── {file}")
         edit = f"#{b.edit + 1} {b.op}" if b.edit is not None else ""
         effect = f"{b.effect:+.2f}" if b.effect is not None else ""
         rows.append(f"{b.origin:<13} {edit:<12} {effect:>6} │ {b.text}")

@@ -19,6 +19,7 @@ import attrs
 from skillopt.config.schema import EnvConfig
 from skillopt.errors import ConfigError
 from skillopt.records import CompletionRequest, Message, Rollout, Score, Task
+from skillopt.skillfolder import SkillFolder, is_folder, render_inline, render_installed
 
 SPLITS = ("train", "val", "test")
 SPLIT_ALIASES = {"valid_seen": "val", "selection": "val", "validation": "val", "valid_unseen": "test"}
@@ -245,13 +246,26 @@ class Env(abc.ABC):
             return Path(getattr(sys.modules.get(module), "__file__", "") or ".").resolve().parent
 
     def initial_skill(self) -> str:
-        """The starting skill: ``env.skill_init`` if set, else the packaged ``initial.md``."""
+        """The starting skill: ``env.skill_init`` if set (a file, or an Agent Skills folder:
+        its canonical text, see :mod:`skillopt.skillfolder`), else the packaged ``initial.md``."""
         if self.config.skill_init:
             return read_skill(Path(self.config.skill_init).expanduser(), "env.skill_init")
         try:
             return self.package_files().joinpath("initial.md").read_text(encoding="utf-8")
         except (FileNotFoundError, NotADirectoryError):
             return ""
+
+    def render_skill(self, folder: SkillFolder, *, installed: bool) -> str:
+        """The text :meth:`rollout` receives as ``skill`` when the skill is a folder.
+
+        ``installed``: the target's harness writes the folder's other files into its
+        workspace (an agent CLI in agent mode), so the text is ``SKILL.md``'s body and a
+        line naming those files (:func:`~skillopt.skillfolder.render_installed`).
+        Otherwise the whole folder is inlined for a chat target: ``SKILL.md``'s body, then
+        each ``references/NAME.md`` under a ``## Reference: references/NAME.md`` heading;
+        scripts are left out (:func:`~skillopt.skillfolder.render_inline`). Override to
+        show the target something else (another heading style, scripts as code blocks)."""
+        return render_installed(folder) if installed else render_inline(folder)
 
     def prompt(self, name: str) -> str | None:
         """An env-specific optimizer prompt (``prompts/<name>.md``), if the env ships one.
@@ -314,7 +328,13 @@ MAX_SKILL_CHARS = 200_000
 
 
 def read_skill(path: Path, what: str = "skill") -> str:
-    """A skill file's text, with a clear error for a missing, non-UTF-8 or oversized file."""
+    """A skill's text, with a clear error for a missing, non-UTF-8 or oversized file. A
+    folder (Agent Skills layout) is read whole, as its canonical text; so is a file that
+    holds one (a folder run's ``best_skill.md``), checked."""
+    if path.is_dir():
+        from skillopt.skillfolder.disk import load_folder
+
+        return load_folder(path, what).text()
     if not path.is_file():
         raise ConfigError(f"{what}: no such file: {path}")
     if path.stat().st_size > 4 * MAX_SKILL_CHARS:
@@ -325,6 +345,11 @@ def read_skill(path: Path, what: str = "skill") -> str:
         raise ConfigError(f"{what}: {path} is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     if len(text) > MAX_SKILL_CHARS:
         raise ConfigError(f"{what}: {path} holds {len(text):,} characters; a skill may hold at most {MAX_SKILL_CHARS:,}")
+    if is_folder(text):
+        from skillopt.skillfolder import check_front_matter
+
+        folder = SkillFolder.parse(text, f"{what}: {path}")
+        check_front_matter(folder.main, f"{what}: {path} (SKILL.md)")
     return text
 
 

@@ -4,7 +4,11 @@ A skill document is trained to be used. ``skillopt export`` writes it in each ag
 format: an Agent Skills folder (``SKILL.md`` with ``name``/``description`` front matter,
 read by Claude Code, Codex and other clients), a Cursor rule (``.mdc``) or a Copilot
 instructions file. Writes are atomic; an existing different file is never overwritten
-without ``force``, and then it is kept as a timestamped backup.
+without ``force``, and then it is kept as a timestamped backup. A folder skill is
+written whole (``SKILL.md``, ``references/``, ``scripts/`` with their modes), the old
+folder kept as a hidden ``.NAME.bak-TIME`` sibling (not a valid skill name, so agents
+do not load it as a second skill); a one-file target (Cursor, Copilot) gets its inline
+rendering, without the scripts.
 """
 
 from __future__ import annotations
@@ -20,10 +24,9 @@ import attrs
 from skillopt.errors import ConfigError
 from skillopt.records import skill_hash
 from skillopt.redact import redact_text
+from skillopt.skillfolder import MAX_DESCRIPTION, MAX_NAME, NAME, SkillFolder, is_folder
 
-NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n+", re.DOTALL)
-MAX_NAME, MAX_DESCRIPTION = 64, 1024
 TARGETS = ("agents", "claude-code", "codex", "cursor", "copilot")
 
 
@@ -35,6 +38,8 @@ class Exported:
     replaced: bool
     backup: str = ""
     unchanged: bool = False
+    #: what the target could not take (a folder's scripts in a one-file rule)
+    note: str = ""
 
 
 def check_name(name: str) -> str:
@@ -96,9 +101,23 @@ def render(target: str, name: str, description: str, body: str, *, source: str =
 
 def export(body: str, *, target: str, name: str, description: str, project: Path | None, force: bool = False,
            source: str = "") -> Exported:
+    """Install ``body`` (a skill's text; a folder skill's canonical text) for ``target``."""
     check_name(name)
     if not description.strip() or len(description) > MAX_DESCRIPTION:
         raise ConfigError(f"the description must be 1-{MAX_DESCRIPTION} characters")
+    note = ""
+    if is_folder(body):
+        folder = SkillFolder.parse(body)
+        if target in ("cursor", "copilot"):
+            from skillopt.skillfolder import render_inline
+
+            body = render_inline(folder)
+            scripts = ", ".join(f.path for f in folder.scripts)
+            note = f"{scripts} not installed: a {target} rule is one file" if scripts else ""
+        else:
+            from skillopt.skillfolder.export import export_folder
+
+            return export_folder(folder, target=target, name=name, description=description, project=project, force=force)
     path = destination(target, name, project=project)
     text = render(target, name, description, body, source=source)
     backup = ""
@@ -106,7 +125,7 @@ def export(body: str, *, target: str, name: str, description: str, project: Path
     if existed:
         old = path.read_text(encoding="utf-8", errors="replace")
         if old == text:
-            return Exported(target=target, path=str(path), name=name, replaced=False, unchanged=True)
+            return Exported(target=target, path=str(path), name=name, replaced=False, unchanged=True, note=note)
         if not force:
             raise ConfigError(f"{path} exists with other content; pass --force to replace it (a backup is kept)")
         backup_path = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
@@ -116,4 +135,4 @@ def export(body: str, *, target: str, name: str, description: str, project: Path
     tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
-    return Exported(target=target, path=str(path), name=name, replaced=existed, backup=backup)
+    return Exported(target=target, path=str(path), name=name, replaced=existed, backup=backup, note=note)

@@ -14,6 +14,11 @@ from typing import Any
 
 import attrs
 
+#: field metadata read by :mod:`skillopt.serde`: the field is left out of the data while it
+#: holds its default, so records that do not use a later-added field serialise (and hash
+#: into cache and stage keys) exactly as before it existed
+_NEW_FIELD = {"skillopt_omit_if_default": True}
+
 # --------------------------------------------------------------------------- models
 
 
@@ -31,6 +36,19 @@ class Message:
     images: tuple[str, ...] = ()
     #: ``low`` or ``high`` asks for that image resolution; ``''`` (or ``auto``) leaves it to the provider
     image_detail: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class SkillFile:
+    """One file of a folder skill (the Agent Skills layout: ``SKILL.md``,
+    ``references/NAME.md``, ``scripts/NAME``)."""
+
+    #: the file's path inside the skill folder, ``/``-separated
+    path: str
+    #: its text (UTF-8, ending with a newline unless empty)
+    content: str
+    #: permission bits (``0o644``; a script keeps its own, e.g. ``0o755``)
+    mode: int = 0o644
 
 
 @attrs.frozen(kw_only=True)
@@ -59,6 +77,9 @@ class CompletionRequest:
     reasoning_effort: str | None = None
     #: per-call timeout in seconds; None = the role's ``timeout_s`` (not part of the cache key)
     timeout_s: float | None = None
+    #: a folder skill's files other than ``SKILL.md``, for a target that installs them in its workspace
+    #: (``Backend.installs_skill_files``: agent CLIs in agent mode) next to the system text; other backends ignore it
+    skill_files: tuple[SkillFile, ...] = attrs.field(default=(), metadata=_NEW_FIELD)
 
 
 @attrs.frozen(kw_only=True)
@@ -282,6 +303,9 @@ class Edit:
     merge_level: int = 0
     #: the analyst's reason for the edit
     rationale: str = ""
+    #: folder skills: the file it edits (``SKILL.md`` when empty; an ``append`` to a new ``references/NAME.md`` creates
+    #: it); single-file skills leave it empty
+    target_file: str = attrs.field(default="", metadata=_NEW_FIELD)
 
 
 @attrs.frozen(kw_only=True)
@@ -337,9 +361,10 @@ class EditResult:
 
     #: the edit as proposed
     edit: Edit
-    #: one of ``applied``, ``not_applied`` (target not found), ``duplicate`` (content already in the skill), ``protected``
-    #: (target inside a protected block), ``invalid`` (bad op, missing target or content), ``leak`` (copies a training
-    #: answer; refused by the engine)
+    #: one of ``applied``, ``not_applied`` (target or file not found), ``duplicate`` (content already in the skill),
+    #: ``protected`` (target inside a protected block or a folder skill's front matter, or a read-only script),
+    #: ``invalid`` (bad op, missing target or content, a ``target_file`` outside the folder layout), ``leak`` (copies a
+    #: training answer; refused by the engine)
     status: str
     #: why, for any status but ``applied`` (rewrite policies put the suggestion's title here)
     detail: str = ""

@@ -26,11 +26,29 @@ T = TypeVar("T")
 _CONVERTERS: dict[bool, cattrs.Converter] = {}
 
 
+#: attrs field metadata: leave the field out of the data while it holds its default.
+#: For fields added after run files and cache keys existed: data (and every key hashed
+#: from it) stays byte-identical for records that do not use the new field.
+OMIT_IF_DEFAULT = "skillopt_omit_if_default"  # the key records.py spells out (it stays import-light)
+
+
+def _has_omitted_fields(cls: Any) -> bool:
+    return attrs.has(cls) and any(f.metadata.get(OMIT_IF_DEFAULT) for f in attrs.fields(cls))
+
+
 def make_converter(*, strict: bool) -> cattrs.Converter:
     """A fresh JSON-ready converter; ``strict`` forbids unknown keys."""
+    from cattrs.gen import make_dict_unstructure_fn, override
+
     conv = _make_json_converter(forbid_extra_keys=strict, omit_if_default=False)
     conv.register_unstructure_hook(Path, str)
     conv.register_structure_hook(Path, lambda v, _: Path(v))
+    conv.register_unstructure_hook_factory(
+        _has_omitted_fields,
+        lambda cls: make_dict_unstructure_fn(
+            cls, conv, **{f.name: override(omit_if_default=True) for f in attrs.fields(cls) if f.metadata.get(OMIT_IF_DEFAULT)}
+        ),
+    )
     return conv
 
 

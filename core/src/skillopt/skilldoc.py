@@ -2,7 +2,9 @@
 
 Edits are matched exactly first, then with whitespace normalised; an edit whose anchor
 cannot be found is reported as ``not_applied`` (upstream silently turns it into an
-append). Text inside protected blocks (slow update, appendix) is never edited.
+append). Text inside protected blocks (slow update, appendix) is never edited. A folder
+skill (:mod:`skillopt.skillfolder`) gets the same operations file by file: each edit goes
+to its ``target_file`` and the protected blocks live in ``SKILL.md``.
 """
 
 from __future__ import annotations
@@ -10,6 +12,7 @@ from __future__ import annotations
 import re
 
 from skillopt.records import Edit, EditResult
+from skillopt.skillfolder import MAIN, is_folder, strip_file_markers
 
 SLOW_START, SLOW_END = "<!-- SLOW_UPDATE_START -->", "<!-- SLOW_UPDATE_END -->"
 APPX_START, APPX_END = "<!-- APPENDIX_START -->", "<!-- APPENDIX_END -->"
@@ -37,7 +40,7 @@ def normalise(text: str) -> str:
     return re.sub(r"\s+", " ", text).strip().lower()
 
 
-def _find(text: str, target: str) -> tuple[int, int] | None:
+def find_span(text: str, target: str) -> tuple[int, int] | None:
     """Span of ``target`` in ``text``: exact, else whitespace-insensitive."""
     idx = text.find(target)
     if idx >= 0:
@@ -55,16 +58,26 @@ def _in_protected(text: str, span: tuple[int, int]) -> bool:
 
 
 def apply_edits(skill: str, edits: list[Edit] | tuple[Edit, ...]) -> tuple[str, list[EditResult]]:
-    """Apply edits in order; every edit gets a status, none is silently changed."""
+    """Apply edits in order; every edit gets a status, none is silently changed. A folder
+    skill routes each edit to its ``target_file``; a single-file skill refuses an edit
+    that names another file than ``SKILL.md``."""
+    if is_folder(skill):
+        from skillopt.skillfolder.edits import apply_folder_edits
+
+        return apply_folder_edits(skill, edits)
     results: list[EditResult] = []
     for edit in edits:
+        if edit.target_file.strip() not in ("", MAIN):
+            results.append(EditResult(edit=edit, status="invalid",
+                                      detail=f"target_file {edit.target_file!r}: the skill is a single file, not a folder"))
+            continue
         skill, result = apply_edit(skill, edit)
         results.append(result)
     return skill, results
 
 
 def apply_edit(skill: str, edit: Edit) -> tuple[str, EditResult]:
-    content = strip_markers(edit.content or "").strip("\n")
+    content = strip_file_markers(strip_markers(edit.content or "")).strip("\n")
     op = edit.op
     if op not in ("append", "insert_after", "replace", "delete"):
         return skill, EditResult(edit=edit, status="invalid", detail=f"unknown op {op!r}")
@@ -81,7 +94,7 @@ def apply_edit(skill: str, edit: Edit) -> tuple[str, EditResult]:
     target = edit.target or ""
     if not target.strip():
         return skill, EditResult(edit=edit, status="invalid", detail=f"{op} needs a target")
-    span = _find(skill, target)
+    span = find_span(skill, target)
     if span is None:
         return skill, EditResult(edit=edit, status="not_applied", detail="target text not found in the skill")
     if _in_protected(skill, span):
@@ -115,7 +128,11 @@ def get_block(skill: str, start: str, end: str) -> str | None:
 
 
 def set_block(skill: str, start: str, end: str, content: str, heading: str = "") -> str:
-    """Replace (or create at the end) a protected block."""
+    """Replace (or create at the end) a protected block (of ``SKILL.md`` in a folder skill)."""
+    if is_folder(skill):
+        from skillopt.skillfolder.edits import on_main
+
+        return on_main(skill, lambda body: set_block(body, start, end, content, heading))
     block = f"{start}\n{heading + chr(10) if heading else ''}{content.strip()}\n{end}"
     i, j = skill.find(start), skill.find(end)
     if i >= 0 and j > i:
@@ -128,7 +145,12 @@ def protected_blocks(skill: str) -> list[str]:
 
 
 def restore_protected(original: str, rewritten: str) -> str:
-    """Put back protected blocks a rewrite dropped or altered."""
+    """Put back protected blocks a rewrite dropped or altered. A folder skill's rewrite
+    keeps its front matter and scripts too (:func:`skillopt.skillfolder.edits.rewrite_folder`)."""
+    if is_folder(original):
+        from skillopt.skillfolder.edits import rewrite_folder
+
+        return rewrite_folder(original, rewritten)
     for block in protected_blocks(original):
         kind = block[5 : block.index("_START")]
         start, end = f"<!-- {kind}_START -->", f"<!-- {kind}_END -->"

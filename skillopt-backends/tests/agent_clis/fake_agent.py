@@ -107,6 +107,16 @@ def instruction_files() -> dict[str, str]:
     return found
 
 
+def skill_files() -> dict[str, list]:
+    """A folder skill's files in the workspace: path -> [text, permission bits]."""
+    found = {}
+    for folder in ("references", "scripts"):
+        for path in sorted(Path(folder).glob("*")):
+            if path.is_file():
+                found[str(path)] = [path.read_text(), path.stat().st_mode & 0o777]
+    return found
+
+
 def help_text(flavor: str, state: Path) -> str:
     omitted = set(json.loads((state / "help_omits.json").read_text())) if (state / "help_omits.json").exists() else set()
     lines = [f"Usage: {flavor} [options]", "", "Options:"]
@@ -265,7 +275,7 @@ def main() -> int:
     record(state, {
         "argv": args, "prompt": prompt, "system": system, "cwd": os.getcwd(), "env": dict(os.environ),
         "files": sorted(str(p) for p in Path(".").rglob("*") if p.is_file()), "schema": schema, "action": action,
-        "pid": os.getpid(), "instructions": instruction_files(),
+        "pid": os.getpid(), "instructions": instruction_files(), "skill_files": skill_files(),
     })
     if action.get("spawn_child"):
         child = subprocess.Popen(["sleep", "60"])

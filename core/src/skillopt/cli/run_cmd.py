@@ -97,7 +97,7 @@ def _series(config, assignments, flags, seeds_text: str, force_config: bool, cfg
                         force_config=force_config, say=info, cfg_options=cfg_options)
 
 
-SkillOpt = Annotated[Path, typer.Option("--skill", help="Skill file to evaluate.")]
+SkillOpt = Annotated[Path, typer.Option("--skill", help="Skill to evaluate: a file, or an Agent Skills folder (SKILL.md, references/, scripts/).")]
 SplitOpt = Annotated[str, typer.Option("--split", help="train, val or test.")]
 RepeatsOpt = Annotated[int, typer.Option("--repeats", help="Rollouts per item (stochastic targets).")]
 

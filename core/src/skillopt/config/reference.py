@@ -108,7 +108,7 @@ HELP = {
     "budget.max_calls": "stop cleanly after this many requests to the providers (retries included; holds across kills)",
     "budget.max_tokens": "stop cleanly after this many tokens",
     "env.name": "the env (see `skillopt envs`)",
-    "env.skill_init": "starting skill file ('' = the env's packaged initial.md)",
+    "env.skill_init": "starting skill: a file, or an Agent Skills folder (SKILL.md, references/*.md, scripts/*) ('' = the env's packaged initial.md)",
     "env.data_path": "the env's real data (file or folder; '' = its bundled sample)",
     "env.split_dir": "folder with train/val/test item files",
     "env.limit": "use only the first N items of each split (0 = all)",

@@ -28,7 +28,8 @@ class BufferEntry:
 def summarise_edit(res: EditResult) -> str:
     e = res.edit
     target = f" @ {e.target[:80]!r}" if e.target else ""
-    return f"{e.op}{target}: {e.content[:160]!r}"
+    where = f" [{e.target_file}]" if e.target_file else ""
+    return f"{e.op}{where}{target}: {e.content[:160]!r}"
 
 
 def make_entry(step: int, action: str, rollouts, patches: tuple[Patch, ...], results, before, after) -> BufferEntry:

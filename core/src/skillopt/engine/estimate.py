@@ -21,6 +21,7 @@ import attrs
 
 from skillopt.envs import RolloutContext
 from skillopt.records import Completion, CompletionRequest, Usage
+from skillopt.skillfolder.target import for_target
 
 SAMPLE_ITEMS = 4
 CHARS_PER_TOKEN = 4
@@ -65,7 +66,8 @@ def measure_rollouts(env, tasks, skill: str) -> tuple[int, float, int | None]:
     for task in tasks[:SAMPLE_ITEMS]:
         model = _Recorder()
         try:
-            env.rollout(task, skill, model, RolloutContext(seed=0, training=True, timeout_s=30.0))
+            text, _ = for_target(env, skill, model)
+            env.rollout(task, text, model, RolloutContext(seed=0, training=True, timeout_s=30.0))
         except Exception:  # noqa: BLE001 - an env may reject an empty reply; what it asked still counts
             pass
         calls.append(max(1, len(model.requests)))

@@ -70,7 +70,10 @@ def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], ca
         empty = [s for s, n in sizes.items() if n == 0]
         if empty:
             raise SkillOptError(f"no items in the {', '.join(empty)} split(s) of env {cfg.env.name}")
-        return ", ".join(f"{s} {n}" for s, n in sizes.items()) + f"; initial skill {len(skill)} chars", {"items": sizes}
+        from skillopt.skillfolder import SkillFolder, is_folder
+
+        shape = f"a folder of {len(SkillFolder.parse(skill).files)} files, " if is_folder(skill) else ""
+        return ", ".join(f"{s} {n}" for s, n in sizes.items()) + f"; initial skill {shape}{len(skill)} chars", {"items": sizes}
 
     checks.append(_timed("env data", env_data))
     backend_checks, backends = _backend_checks(cfg, call=call)

@@ -166,4 +166,27 @@ class RunDir:
         return self.root / kind / f"epoch_{epoch:02d}"
 
     def write_skill(self, path: Path, text: str) -> None:
-        write_text(path, redact_text(text))
+        """A skill version (secrets masked). A folder skill is saved as its canonical text
+        (what the state's hash covers) and unpacked beside it: ``NAME.md`` -> ``NAME/``."""
+        text = redact_text(text)
+        write_text(path, text)
+        self.write_view(path, text)
+
+    def write_view(self, path: Path, text: str) -> None:
+        """The unpacked folder of the folder skill saved at ``path``, rewritten only when
+        it differs (a kill between the two writes leaves it stale; a resume heals it)."""
+        from skillopt.skillfolder import SkillFolder, is_folder
+        from skillopt.skillfolder.disk import matches, write_folder
+
+        if not is_folder(text) or path.suffix != ".md":
+            return
+        try:
+            folder = SkillFolder.parse(text, str(path))
+        except ConfigError as exc:  # a masked secret broke a marker: the text is still saved
+            from skillopt.report import warn
+
+            warn(f"{exc}; its folder was not unpacked")
+            return
+        view = path.with_suffix("")
+        if not matches(folder, view):
+            write_folder(folder, view)

@@ -65,8 +65,12 @@ def initial_skill(rundir: RunDir, state: TrainState) -> str:
 
 
 def check_saved_skills(rundir: RunDir, state: TrainState) -> str:
-    """Every skill a resume needs (current, initial, best), checked; returns the current one."""
+    """Every skill a resume needs (current, initial, best), checked; returns the current one.
+    A folder skill's unpacked folders of the current and best skill are rewritten when a
+    kill left them behind their text."""
     current = read_skill(rundir, state.current_skill_path, state.current_hash)
     initial_skill(rundir, state)
-    best_skill(rundir, state)
+    best = best_skill(rundir, state)
+    rundir.write_view(rundir.root / state.current_skill_path, current)
+    rundir.write_view(rundir.best_skill, best)
     return current

@@ -35,7 +35,7 @@ class WorkItem:
     key: str
     #: the task to run
     task: Task
-    #: the skill in the target's prompt
+    #: the skill in the target's prompt (a folder skill's canonical text: ``run_item`` renders it for the env)
     skill: str
     #: 0-based repeat of the item (the gate's repeats)
     repeat: int = 0
@@ -141,12 +141,14 @@ def run_item(env: Any, item: WorkItem, model: Any, *, cancel: threading.Event | 
     """Run one item on ``env`` in this thread: what every executor ends up doing where the
     item runs. Exceptions are captured in the outcome; the engine classifies them."""
     from skillopt.envs import RolloutContext
+    from skillopt.skillfolder.target import for_target
 
     ctx = RolloutContext(seed=item.seed, training=item.training, workdir=workdir, timeout_s=item.timeout_s,
                          repeat=item.repeat, cancel=cancel)
     started = time.monotonic()
     try:
-        rollout = env.rollout(item.task, item.skill, model, ctx)
+        skill, model = for_target(env, item.skill, model)  # a folder skill: what the env shows its target
+        rollout = env.rollout(item.task, skill, model, ctx)
     except BaseException as error:  # noqa: BLE001 - the engine reports it per item or stops the run
         return ItemOutcome(error=error, elapsed_s=time.monotonic() - started)
     return ItemOutcome(rollout=rollout, elapsed_s=time.monotonic() - started)

@@ -13,8 +13,10 @@ from skillopt.policies import render as r
 from skillopt.policies import schemas
 from skillopt.policies.support import dedupe_edits, edit_text, recount
 from skillopt.records import EDIT_OPS, Edit, EditResult, Patch, Rollout, Task
+from skillopt.serde import to_data
 from skillopt.skillbudget import estimate_tokens, shortens
 from skillopt.skilldoc import apply_edits
+from skillopt.skillfolder import is_folder
 
 
 #: what the reply schema asks for at most; a longer list is clipped here, not re-asked
@@ -57,6 +59,7 @@ def parse_edits(items: list[dict[str, Any]], source_type: str, merge_level: int 
                 support_count=1,  # support is counted by the merge, never self-reported
                 source_type=str(item.get("source_type") or source_type),
                 merge_level=merge_level,
+                target_file=str(item.get("target_file") or "").strip(),
             )
         )
     return edits
@@ -64,6 +67,7 @@ def parse_edits(items: list[dict[str, Any]], source_type: str, merge_level: int 
 
 def edit_line(i: int, e: Edit) -> str:
     target = f" target={e.target[:160]!r}" if e.target else ""
+    target = f" file={e.target_file}{target}" if e.target_file else target
     return f"[{i}] op={e.op}{target} content={e.content[:400]!r} support={e.support_count} source={e.source_type}"
 
 
@@ -75,7 +79,8 @@ class PatchPolicy(EditPolicy):
     summary = "bounded append / insert_after / replace / delete edits (paper default)"
 
     def reflect(self, ctx, rollouts, tasks, kind):
-        schema = schemas.analyst_patch_schema(kind, ctx.budget, ctx.sar, ctx.config.gradient.min_failure_edits)
+        schema = schemas.analyst_patch_schema(kind, ctx.budget, ctx.sar, ctx.config.gradient.min_failure_edits,
+                                              files=is_folder(ctx.skill))
         data = ctx.ask(
             stage="analyst",
             system=analyst_system(ctx, f"analyst_{kind}"),
@@ -113,12 +118,12 @@ class PatchPolicy(EditPolicy):
         if len([p for p in patches if p.edits]) <= 1 or len(deduped) <= 1:
             return attrs.evolve(base, edits=tuple(deduped), reasoning="no merge call needed")
         listing = "\n\n".join(
-            f"### Proposal {i + 1} ({p.source_type})\n" + r.as_json([attrs.asdict(e) for e in p.edits])
+            f"### Proposal {i + 1} ({p.source_type})\n" + r.as_json([to_data(e) for e in p.edits])
             for i, p in enumerate(patches) if p.edits
         )
         user = r.join_sections(r.skill_block(ctx), r.meta_section(ctx.meta_skill), "## Proposals\n" + listing)
         try:
-            data = ctx.ask(stage="merge", system=ctx.prompt(f"merge_{kind}"), user=user, schema=schemas.merged_patch_schema())
+            data = ctx.ask(stage="merge", system=ctx.prompt(f"merge_{kind}"), user=user, schema=schemas.merged_patch_schema(files=is_folder(ctx.skill)))
         except SchemaError as exc:
             ctx.note(f"merge ({kind}, level {level}) fell back to deduplication: {exc}")
             return attrs.evolve(base, edits=tuple(deduped), reasoning="fallback: deterministic dedupe")

@@ -63,7 +63,26 @@ def skill_block(ctx, skill: str | None = None) -> str:
     from skillopt.skillbudget import budget_note
 
     text = ctx.skill if skill is None else skill
-    return join_sections(skill_section(text), budget_note(text, ctx.config.optimizer.max_skill_tokens))
+    return join_sections(skill_section(text), files_note(text), budget_note(text, ctx.config.optimizer.max_skill_tokens))
+
+
+def files_note(skill: str) -> str:
+    """For a folder skill: its files and the rules an edit or a rewrite of them follows."""
+    from skillopt.skillfolder import MAIN, SkillFolder, is_folder, is_script
+
+    if not is_folder(skill):
+        return ""
+    paths = [f.path + (" (read-only)" if is_script(f.path) else "") for f in SkillFolder.parse(skill).files]
+    return (
+        "## Skill files\n"
+        f"This skill is a folder of files, each shown after its line `<!-- skillopt:file PATH -->`: {', '.join(paths)}. "
+        f"Every edit names its file in `target_file` ({MAIN} when empty). Edits may change {MAIN} (not its front matter, "
+        "which names the skill) and references/*.md; an `append` to a new references/NAME.md creates that file (NAME of "
+        "letters, digits, '.', '_' or '-'). scripts/* are read-only. Rules the target always needs belong in "
+        f"{MAIN}; longer material it needs only for some tasks belongs in a reference file. A whole-skill rewrite "
+        f"writes {MAIN}'s body (or the folder in the same form, to change reference files too); the front matter, the "
+        "scripts and any reference it leaves out stay as they are."
+    )
 
 
 def budget_section(budget: int | None, noun: str = "edits") -> str:

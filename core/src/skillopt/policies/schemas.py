@@ -9,17 +9,17 @@ TEXT = {"type": "string", "maxLength": 2000}
 SHORT = {"type": "string", "maxLength": 600}
 
 
-def edit_schema() -> dict:
-    return {
-        "type": "object",
-        "properties": {
-            "op": {"type": "string", "enum": list(EDIT_OPS)},
-            "target": SHORT,
-            "content": TEXT,
-            "rationale": SHORT,
-        },
-        "required": ["op", "content"],
+def edit_schema(files: bool = False) -> dict:
+    """One edit; ``files``: the skill is a folder, so an edit names its ``target_file``."""
+    props = {
+        "op": {"type": "string", "enum": list(EDIT_OPS)},
+        "target": SHORT,
+        "content": TEXT,
+        "rationale": SHORT,
     }
+    if files:
+        props["target_file"] = {"type": "string", "maxLength": 200}
+    return {"type": "object", "properties": props, "required": ["op", "content"]}
 
 
 def _items(item: dict, limit: int | None, minimum: int = 0) -> dict:
@@ -31,8 +31,8 @@ def _items(item: dict, limit: int | None, minimum: int = 0) -> dict:
     return schema
 
 
-def analyst_patch_schema(kind: str, budget: int | None, sar: bool, min_edits: int = 0) -> dict:
-    props: dict = {"reasoning": SHORT, "edits": _items(edit_schema(), budget, min_edits if kind == "failure" else 0)}
+def analyst_patch_schema(kind: str, budget: int | None, sar: bool, min_edits: int = 0, *, files: bool = False) -> dict:
+    props: dict = {"reasoning": SHORT, "edits": _items(edit_schema(files), budget, min_edits if kind == "failure" else 0)}
     if kind == "failure":
         pattern = {
             "type": "object",
@@ -49,8 +49,8 @@ def analyst_patch_schema(kind: str, budget: int | None, sar: bool, min_edits: in
     return {"type": "object", "properties": props, "required": ["reasoning", "edits"]}
 
 
-def merged_patch_schema() -> dict:
-    return {"type": "object", "properties": {"reasoning": SHORT, "edits": _items(edit_schema(), None)}, "required": ["edits"]}
+def merged_patch_schema(*, files: bool = False) -> dict:
+    return {"type": "object", "properties": {"reasoning": SHORT, "edits": _items(edit_schema(files), None)}, "required": ["edits"]}
 
 
 def ranking_schema(n_items: int, budget: int) -> dict:

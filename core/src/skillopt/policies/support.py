@@ -36,10 +36,11 @@ def suggestion_text(s: Suggestion) -> str:
 
 
 def dedupe_edits(edits: list[Edit]) -> list[Edit]:
-    """Merge exact duplicates (normalised op/target/content), summing their support."""
-    kept: dict[tuple[str, str, str], Edit] = {}
+    """Merge exact duplicates (same file, normalised op/target/content), summing their support."""
+    kept: dict[tuple[str, str, str, str], Edit] = {}
     for edit in edits:
-        key = (edit.op, " ".join(edit.target.split()).lower(), " ".join(edit.content.split()).lower())
+        file = edit.target_file.strip() or "SKILL.md"
+        key = (file, edit.op, " ".join(edit.target.split()).lower(), " ".join(edit.content.split()).lower())
         if key in kept:
             prev = kept[key]
             kept[key] = attrs.evolve(prev, support_count=prev.support_count + edit.support_count)

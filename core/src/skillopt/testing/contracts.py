@@ -63,8 +63,11 @@ def check_env_contract(env_cls: type[Env], *, config: EnvConfig | None = None, m
         from skillopt.scripted import ScriptedBackend
 
         model = ModelClient(ScriptedBackend(), role="target", cache=None, cache_mode="off")
+    from skillopt.skillfolder.target import for_target
+
     for task in env.tasks("val")[:rollout_items]:
-        rollout = env.rollout(task, env.initial_skill(), model, RolloutContext(seed=1))
+        skill, target = for_target(env, env.initial_skill(), model)  # a folder skill: as the engine renders it
+        rollout = env.rollout(task, skill, target, RolloutContext(seed=1))
         _require(isinstance(rollout, Rollout), "rollout() must return a Rollout")
         _require(rollout.task_id == task.id, "rollout().task_id must equal the task's id")
         _require(0.0 <= rollout.score.hard <= 1.0 and 0.0 <= rollout.score.soft <= 1.0, "rollout scores must lie in [0, 1]")

@@ -101,6 +101,24 @@ def with_instructions(system: str, prompt: str) -> str:
     return f"<instructions>\n{system}\n</instructions>\n\n{prompt}" if system else prompt
 
 
+def with_skill_files(files: dict[str, str], skill_files) -> tuple[dict[str, str], dict[str, int]]:
+    """Agent mode: a folder skill's other files (``references/``, ``scripts/``) join the
+    workspace at their paths in the folder, beside the instructions file that holds
+    ``SKILL.md``'s body, so the paths ``SKILL.md`` names resolve from the working
+    directory. (files, modes); a path that would leave the workspace is refused."""
+    if not skill_files:
+        return files, {}
+    out, modes = dict(files), {}
+    for f in skill_files:
+        parts = f.path.split("/")
+        if f.path.startswith("/") or "\\" in f.path or any(p in ("", ".", "..") for p in parts):
+            raise BadRequestError(f"skill file path {f.path!r} would leave the agent's workspace")
+        if f.path in out:
+            raise BadRequestError(f"skill file {f.path!r} would overwrite the agent's instructions file")
+        out[f.path], modes[f.path] = f.content, f.mode
+    return out, modes
+
+
 #: ``chat``: a plain chat turn (tools off, the CLI's own system prompt replaced where it
 #: allows). ``agent``: the real agent with its own system prompt and read-only tools, the
 #: system text (for the target: the skill) installed as the project instructions file it
@@ -135,6 +153,8 @@ class AgentCliBackend(Backend):
         self.mode = str(settings.options.get("mode", "chat"))
         if self.mode not in MODES:
             raise ConfigError(f"{self.name}: model.{settings.role}.options.mode must be one of {', '.join(MODES)}, not {self.mode!r}")
+        #: agent mode: a folder skill's other files are written into the workspace beside the instructions file
+        self.installs_skill_files = self.mode == "agent"
         self.env = scrubbed_env(self.auth_env + tuple(settings.options.get("env_passthrough", ()) or ()))
         self.binary = self._find_binary()
         self.cli = probe_cli(self.binary, self.help_args, self.env)
@@ -179,9 +199,13 @@ class AgentCliBackend(Backend):
         if request.json_schema is not None and not self.native_schema(request.json_schema):
             system = "\n\n".join(p for p in (system, schema_instruction(request.json_schema)) if p)
         args, files, stdin = self.command(request, system, prompt)
+        modes: dict[str, int] = {}
+        if self.mode == "agent":
+            files, modes = with_skill_files(files, request.skill_files)
         timeout = request.timeout_s or self.settings.timeout_s
         try:
-            result = self._groups.run([self.binary, *args], stdin=stdin, env=self.env, timeout_s=timeout, files=files)
+            result = self._groups.run([self.binary, *args], stdin=stdin, env=self.env, timeout_s=timeout, files=files,
+                                      modes=modes)
         except Killed as killed:
             if killed.reason == "timeout":
                 raise CallTimeout(

@@ -75,14 +75,18 @@ class ProcessGroups:
         env: Mapping[str, str],
         timeout_s: float,
         files: Mapping[str, str] | None = None,
+        modes: Mapping[str, int] | None = None,
     ) -> CliResult:
-        """Run ``argv`` in a fresh temp directory holding ``files``; raise :class:`Killed`
-        on timeout or when the backend is closed. The directory is removed afterwards."""
+        """Run ``argv`` in a fresh temp directory holding ``files`` (with ``modes``, by
+        name, where given); raise :class:`Killed` on timeout or when the backend is
+        closed. The directory is removed afterwards."""
         workdir = Path(tempfile.mkdtemp(prefix="skillopt-agent-"))
         try:
             for name, text in (files or {}).items():
                 (workdir / name).parent.mkdir(parents=True, exist_ok=True)
                 (workdir / name).write_text(text, encoding="utf-8")
+                if modes and name in modes:
+                    (workdir / name).chmod(modes[name])
             return self._run_in(workdir, argv, stdin=stdin, env=env, timeout_s=timeout_s)
         finally:
             shutil.rmtree(workdir, ignore_errors=True)
