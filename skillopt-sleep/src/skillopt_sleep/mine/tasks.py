@@ -12,7 +12,18 @@ import hashlib
 
 import attrs
 
-CHECK_OPS = ("contains", "not_contains", "regex", "not_regex", "max_chars", "min_chars", "no_refusal", "tool_called")
+CHECK_OPS = (
+    "contains",
+    "not_contains",
+    "regex",
+    "not_regex",
+    "max_chars",
+    "min_chars",
+    "no_refusal",
+    "tool_called",
+    "section_present",
+    "section_contains",
+)
 
 
 @attrs.frozen(kw_only=True)
