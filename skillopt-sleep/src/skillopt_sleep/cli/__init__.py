@@ -182,6 +182,41 @@ def harvest(
     actions.harvest(**kw)
 
 
+@sleep_app.command("ab")
+def ab(
+    tasks_file: Annotated[Path, typer.Option("--tasks-file", help="The fixed task manifest (a reviewed tasks file).")],
+    skill_a: Annotated[Path, typer.Option("--skill-a", help="Skill document of arm A (e.g. the live SKILL.md).")],
+    skill_b: Annotated[Path, typer.Option("--skill-b", help="Skill document of arm B (e.g. a staged proposal).")],
+    memory: Annotated[
+        Path | None, typer.Option("--memory", help="Memory file both arms see (default: none).")
+    ] = None,
+    seeds: Annotated[int, typer.Option("--seeds", help="Seeds per task and arm (distinct samples).")] = 3,
+    seed: Seed = 42,
+    confidence: Annotated[float, typer.Option("--confidence", help="Confidence of the bootstrap interval.")] = 0.95,
+    resamples: Annotated[
+        int, typer.Option("--resamples", help="Bootstrap draws when the distribution is too large to enumerate.")
+    ] = 10_000,
+    project: Project = Path("."),
+    backend: Backend = "auto",
+    model: Model = "",
+    optimizer_backend: OptBackend = "",
+    optimizer_model: OptModel = "",
+    backend_option: BackendOption = None,
+    no_cache: NoCache = False,
+    workers: Workers = 4,
+    timeout: Timeout = None,
+    max_calls: MaxCalls = None,
+    max_cost: MaxCost = None,
+    as_json: Json = False,
+) -> None:
+    """Paired A/B evaluation of two skills on a fixed task manifest: exact McNemar test and a
+    task-level bootstrap interval on the success-rate difference (B − A), over several seeds."""
+    kw = dict(locals())
+    from skillopt_sleep.cli import actions
+
+    actions.ab(**kw)
+
+
 @sleep_app.command("status")
 def status(project: Project = Path("."), as_json: Json = False) -> None:
     """Nights run, the latest result, staged and adopted nights."""
