@@ -42,6 +42,9 @@ def run_night(
         from skillopt.api import ConfigError
 
         raise ConfigError(f"--project: {project} is not a directory")
+    from skillopt_sleep import prompts
+
+    prompts.overrides()  # a broken prompt file stops the night here, with one line, not mid-replay
     if clients is None:
         from skillopt_sleep.stage.layout import sleep_dir
 

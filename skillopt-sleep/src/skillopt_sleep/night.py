@@ -292,13 +292,18 @@ class Night:
 
     def _propose(self, train, train_result, docs) -> list[DocEdit]:
         budget = self.opts.edit_budget
+        unused = "--preferences unused: they are shown to a model reflector, and tonight's reflection used none"
+        if self.opts.preferences and not self._llm_reflection() and unused not in self.notes:
+            self.notes.append(unused)
         heur = reflect.heuristic_edits(train, train_result, docs, budget) if self.opts.reflector in ("heuristic", "auto") else []
         llm: list[DocEdit] = []
         if self._llm_reflection():
             if self.opts.dream_rollouts > 1:
                 llm = self._contrast(train, train_result, docs)
             if not llm:  # no task varied across its rollouts (or nothing came of it): the normal reflection
-                llm, note = reflect.llm_edits(self.clients.optimizer, train, train_result, docs, budget, self.project.name)
+                llm, note = reflect.llm_edits(
+                    self.clients.optimizer, train, train_result, docs, budget, self.project.name, self.opts.preferences
+                )
                 if note:
                     self.notes.append(note)
         proposals = reflect.merge(heur, llm, budget)
@@ -308,7 +313,8 @@ class Night:
 
     def _contrast(self, train, train_result, docs) -> list[DocEdit]:
         edits, note, shown = contrast.contrastive_edits(
-            self.clients.optimizer, train, train_result, docs, self.opts.edit_budget, self.project.name, self.metric
+            self.clients.optimizer, train, train_result, docs, self.opts.edit_budget, self.project.name, self.metric,
+            self.opts.preferences,
         )
         self.contrast = ContrastSummary(
             rollouts=self.opts.dream_rollouts,

@@ -58,6 +58,13 @@ Timeout = Annotated[
 Miner = Annotated[str, typer.Option("--miner", help="heuristic (no model), llm, or auto (both when a capable model is set).")]
 Reflector = Annotated[str, typer.Option("--reflector", help="heuristic (no model), llm, or auto.")]
 EditBudget = Annotated[int, typer.Option("--edit-budget", help="Most edits proposed per night.")]
+Preferences = Annotated[
+    str | None,
+    typer.Option(
+        "--preferences",
+        help="House rules for the reflector (LLM reflection): the text, or a file holding it.",
+    ),
+]
 RecallK = Annotated[
     int, typer.Option("--recall-k", help="Add the K most similar train tasks from this project's earlier nights.")
 ]
@@ -122,6 +129,7 @@ def _night_command(dry_run: bool):
         miner: Miner = "auto",
         reflector: Reflector = "auto",
         edit_budget: EditBudget = 4,
+        preferences: Preferences = None,
         recall_k: RecallK = 0,
         dream_factor: DreamFactor = 0,
         dream_rollouts: DreamRollouts = 1,
@@ -215,6 +223,19 @@ def ab(
     from skillopt_sleep.cli import actions
 
     actions.ab(**kw)
+
+
+@sleep_app.command("prompts")
+def prompts_command(
+    starter: Annotated[
+        bool, typer.Option("--starter", help="Print a prompt file holding every default (commented) to copy and edit.")
+    ] = False,
+    as_json: Json = False,
+) -> None:
+    """The prompts a night sends, which ones your prompt file overrides, and where that file is."""
+    from skillopt_sleep.cli import actions
+
+    actions.prompts(starter=starter, as_json=as_json)
 
 
 @sleep_app.command("status")

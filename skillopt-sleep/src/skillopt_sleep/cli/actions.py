@@ -50,7 +50,7 @@ def _typed(value: str):
 
 
 def build_options(kw: dict):
-    from skillopt_sleep.options import SleepOptions
+    from skillopt_sleep.options import SleepOptions, read_preferences
 
     roots: dict[str, tuple[Path, ...]] = {}
     for src, path in _pairs(kw.get("root"), "--root"):
@@ -75,6 +75,7 @@ def build_options(kw: dict):
         miner=kw.get("miner", "auto"),
         reflector=kw.get("reflector", "auto"),
         edit_budget=kw.get("edit_budget", 4),
+        preferences=read_preferences(kw.get("preferences")),
         recall_k=kw.get("recall_k", 0),
         dream_factor=kw.get("dream_factor", 0),
         dream_rollouts=kw.get("dream_rollouts", 1),
@@ -407,3 +408,26 @@ def ab(**kw) -> None:
             f"(paired bootstrap over {ci.tasks} task(s), "
             + (f"exact: {ci.resamples} resample composition(s) weighed)" if ci.method == "exact" else f"{ci.resamples} draws)")
         )
+
+
+def prompts(*, starter: bool, as_json: bool) -> None:
+    from skillopt_sleep import prompts as p
+
+    if starter:
+        typer.echo(p.starter())
+        return
+    try:
+        found = p.overrides()
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
+    rows = [
+        {"name": d.name, "overridden": d.name in found, "required": list(d.required), "optional": list(d.optional), "about": d.about}
+        for d in p.DEFAULTS.values()
+    ]
+    if as_json:
+        print_json({"file": str(p.path()), "exists": p.path().is_file(), "prompts": rows})
+        return
+    info(f"prompt file: {p.path()} ({'found, valid' if p.path().is_file() else 'none: every prompt is the default'})")
+    for row in rows:
+        keep = ", ".join("{" + r + "}" for r in row["required"]) or "no placeholder"
+        info(f"  {row['name']:<16} {'[bold]overridden[/bold]' if row['overridden'] else 'default   '} needs {keep} — {row['about']}")

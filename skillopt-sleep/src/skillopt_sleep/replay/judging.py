@@ -21,6 +21,7 @@ import re
 
 from skillopt.api import CompletionRequest, Message, Score
 
+from skillopt_sleep import prompts
 from skillopt_sleep.harvest.fields import sanitize_tool_name
 from skillopt_sleep.replay import sections
 from skillopt_sleep.mine.tasks import CHECK_OPS, Check
@@ -145,10 +146,7 @@ def validate_checks(raw: list) -> tuple[list[Check], list[str]]:
 
 
 def rubric_request(intent: str, rubric: str, answer: str) -> CompletionRequest:
-    system = mark(
-        "You are a strict grader of a coding agent's answer to a developer's request. "
-        'Judge only against the rubric. Reply with JSON {"score": 0..1, "reason": "..."}.'
-    )
+    system = mark(prompts.render("judge_system"))
     user = f"## Request\n{clip(intent, 1500)}\n\n## Rubric\n{clip(rubric, 800)}\n\n## Answer\n{clip(answer, 3000)}"
     return CompletionRequest(
         messages=(Message(role="system", content=system), Message(role="user", content=user)),
