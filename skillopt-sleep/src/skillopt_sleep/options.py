@@ -67,6 +67,8 @@ class SleepOptions:
     max_calls: int | None = None
     max_tokens: int | None = None
     max_cost_usd: float | None = None
+    #: also consolidate every skill tonight's sessions used, each from its own SKILL.md (see fanout)
+    fan_out: bool = False
     # what to do with the result
     auto_adopt: bool = False
 

@@ -106,6 +106,19 @@ TasksFile = Annotated[
 Json = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 Night = Annotated[str | None, typer.Argument(help="Night name (YYYYmmdd-HHMMSS); default: the latest.")]
 BreakLock = Annotated[bool, typer.Option("--break-lock", help="Take over an adoption lock held by a process that is gone.")]
+SkillSelect = Annotated[
+    list[str] | None,
+    typer.Option("--skill", help="A fan-out skill's proposal, by skill name (repeatable); default: the main proposal."),
+]
+AllSkills = Annotated[bool, typer.Option("--all-skills", help="Every fan-out skill's proposal of the night.")]
+FanOut = Annotated[
+    bool,
+    typer.Option(
+        "--fan-out",
+        help="Also consolidate each skill tonight's sessions used, from its own SKILL.md, as its own proposal "
+        "(adopt with --skill NAME).",
+    ),
+]
 
 
 def _night_command(dry_run: bool):
@@ -146,6 +159,7 @@ def _night_command(dry_run: bool):
         max_calls: MaxCalls = None,
         max_tokens: MaxTokens = None,
         max_cost: MaxCost = None,
+        fan_out: FanOut = False,
         auto_adopt: AutoAdopt = False,
         tasks_file: TasksFile = None,
         as_json: Json = False,
@@ -220,9 +234,9 @@ def ab(
     """Paired A/B evaluation of two skills on a fixed task manifest: exact McNemar test and a
     task-level bootstrap interval on the success-rate difference (B − A), over several seeds."""
     kw = dict(locals())
-    from skillopt_sleep.cli import actions
+    from skillopt_sleep.cli import evaluation
 
-    actions.ab(**kw)
+    evaluation.ab(**kw)
 
 
 @sleep_app.command("prompts")
@@ -233,9 +247,9 @@ def prompts_command(
     as_json: Json = False,
 ) -> None:
     """The prompts a night sends, which ones your prompt file overrides, and where that file is."""
-    from skillopt_sleep.cli import actions
+    from skillopt_sleep.cli import evaluation
 
-    actions.prompts(starter=starter, as_json=as_json)
+    evaluation.prompts(starter=starter, as_json=as_json)
 
 
 @sleep_app.command("status")
@@ -247,25 +261,38 @@ def status(project: Project = Path("."), as_json: Json = False) -> None:
 
 
 @sleep_app.command("adopt")
-def adopt(night: Night = None, project: Project = Path("."), break_lock: BreakLock = False, as_json: Json = False) -> None:
-    """Write a staged night's proposal into the live files (atomically, with backups)."""
+def adopt(
+    night: Night = None,
+    project: Project = Path("."),
+    skill: SkillSelect = None,
+    all_skills: AllSkills = False,
+    break_lock: BreakLock = False,
+    as_json: Json = False,
+) -> None:
+    """Write a staged night's proposal into the live files (atomically, with backups);
+    --skill / --all-skills adopt a fan-out night's per-skill proposals instead."""
     from skillopt_sleep.cli import actions
 
-    actions.adopt(night=night, project=project, break_lock=break_lock, as_json=as_json)
+    actions.adopt(night=night, project=project, skills=tuple(skill or ()), all_skills=all_skills, break_lock=break_lock,
+                  as_json=as_json)  # fmt: skip
 
 
 @sleep_app.command("rollback")
 def rollback(
     night: Night = None,
     project: Project = Path("."),
+    skill: SkillSelect = None,
+    all_skills: AllSkills = False,
     break_lock: BreakLock = False,
     force: Annotated[bool, typer.Option("--force", help="Restore even if the live file changed after adoption.")] = False,
     as_json: Json = False,
 ) -> None:
-    """Restore the files an adopted night replaced, byte for byte (default: the latest adopted night)."""
+    """Restore the files an adopted night replaced, byte for byte (default: the latest adopted night);
+    --skill / --all-skills restore only those fan-out skills."""
     from skillopt_sleep.cli import actions
 
-    actions.rollback(night=night, project=project, break_lock=break_lock, force=force, as_json=as_json)
+    actions.rollback(night=night, project=project, skills=tuple(skill or ()), all_skills=all_skills,
+                     break_lock=break_lock, force=force, as_json=as_json)  # fmt: skip
 
 
 @sleep_app.command("diff")

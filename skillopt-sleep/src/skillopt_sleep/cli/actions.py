@@ -92,6 +92,7 @@ def build_options(kw: dict):
         max_calls=kw.get("max_calls"),
         max_tokens=kw.get("max_tokens"),
         max_cost_usd=kw.get("max_cost"),
+        fan_out=kw.get("fan_out", False),
         auto_adopt=kw.get("auto_adopt", False),
     )
 
@@ -147,8 +148,15 @@ def night(*, dry_run: bool, **kw) -> None:
         info(f"  contrastive reflection: {len(c.tasks)} task(s) varied across {c.rollouts} rollouts")
     for e in report.accepted_edits:
         info(f"  + [{e.doc}] {e.edit.content}")
+    for r in report.skills:
+        info(f"  skill {r.name}: [bold]{r.status}[/bold] — {r.reason} (val {_score(r.scores.baseline_val)} → {_score(r.scores.final_val)})")
+        for e in r.accepted_edits:
+            info(f"    + {e.edit.content}")
     if result.staging:
         info(f"  staged in {result.staging}; review with `skillopt sleep diff`, then `skillopt sleep adopt`")
+        accepted = [r.name for r in report.skills if r.status == "accepted"]
+        if accepted:
+            info("  per-skill proposals: " + ", ".join(f"`skillopt sleep adopt --skill {n}`" for n in accepted))
     if result.adopted:
         info("  adopted (--auto-adopt); undo with `skillopt sleep rollback`")
 
@@ -184,8 +192,8 @@ def harvest(**kw) -> None:
 
 
 def status(*, project: Path, as_json: bool) -> None:
-    from skillopt_sleep.adopt.adopt import adopted_nights, recover_locked
-    from skillopt_sleep.stage.layout import nights
+    from skillopt_sleep.adopt.adopt import adopted_nights, adopted_units, recover_locked, staged_units
+    from skillopt_sleep.stage.layout import StagingError, manifest, nights
     from skillopt_sleep.state import SleepState
 
     project = Path(project).resolve()
@@ -193,6 +201,14 @@ def status(*, project: Path, as_json: bool) -> None:
     recovered = transaction == "recovered"
     state = SleepState.load(project)
     staged = [p.name for p in nights(project)]
+    staged_skills = {}
+    for night_dir in nights(project):
+        try:
+            names = [u.split(":", 1)[1] for u in staged_units(manifest(night_dir)) if u.startswith("skill:")]
+        except (StagingError, KeyError, TypeError):
+            continue
+        if names:
+            staged_skills[night_dir.name] = names
     data = {
         "project": str(project),
         "nights": state.nights,
@@ -200,6 +216,8 @@ def status(*, project: Path, as_json: bool) -> None:
         "history": state.history[-5:],
         "staged": staged,
         "adopted": adopted_nights(project),
+        "staged_skills": staged_skills,
+        "adopted_skills": [{"night": n, "skill": u.split(":", 1)[1]} for n, u in adopted_units(project) if u.startswith("skill:")],
         "recovered_interrupted_transaction": recovered, "adoption_in_progress": transaction == "busy",
     }
     if as_json:
@@ -209,6 +227,9 @@ def status(*, project: Path, as_json: bool) -> None:
         f"{project}: {state.nights} night(s); staged: {', '.join(staged) or 'none'}; "
         f"adopted: {', '.join(data['adopted']) or 'none'}"
     )
+    for name, skills in staged_skills.items():
+        adopted_here = {row["skill"] for row in data["adopted_skills"] if row["night"] == name}
+        info(f"  night {name} skills: " + ", ".join(f"{s}{' (adopted)' if s in adopted_here else ''}" for s in skills))
     if recovered:
         info("[yellow]an interrupted adopt/rollback was found and undone[/yellow]")
     for row in data["history"]:
@@ -219,11 +240,11 @@ def status(*, project: Path, as_json: bool) -> None:
         )
 
 
-def adopt(*, night: str | None, project: Path, break_lock: bool, as_json: bool) -> None:
+def adopt(*, night: str | None, project: Path, skills: tuple[str, ...], all_skills: bool, break_lock: bool, as_json: bool) -> None:
     from skillopt_sleep.adopt.adopt import adopt as do_adopt
 
     try:
-        receipt = do_adopt(Path(project), night, break_lock=break_lock)
+        receipt = do_adopt(Path(project), night, skills=skills, all_skills=all_skills, break_lock=break_lock)
     except SkillOptError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:
@@ -231,14 +252,16 @@ def adopt(*, night: str | None, project: Path, break_lock: bool, as_json: bool) 
     if as_json:
         print_json(receipt)
         return
-    info(f"adopted night {receipt['night']}: " + ", ".join(e["path"] for e in receipt["entries"]))
+    info(f"adopted night {receipt['night']} ({_units(receipt['units'])}): " + ", ".join(e["path"] for e in receipt["entries"]))
 
 
-def rollback(*, night: str | None, project: Path, break_lock: bool, force: bool, as_json: bool) -> None:
+def rollback(
+    *, night: str | None, project: Path, skills: tuple[str, ...], all_skills: bool, break_lock: bool, force: bool, as_json: bool
+) -> None:
     from skillopt_sleep.adopt.adopt import rollback as do_rollback
 
     try:
-        receipt = do_rollback(Path(project), night, force=force, break_lock=break_lock)
+        receipt = do_rollback(Path(project), night, skills=skills, all_skills=all_skills, force=force, break_lock=break_lock)
     except SkillOptError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:
@@ -246,7 +269,11 @@ def rollback(*, night: str | None, project: Path, break_lock: bool, force: bool,
     if as_json:
         print_json(receipt)
         return
-    info(f"rolled back night {receipt['night']}: " + ", ".join(e["path"] for e in receipt["entries"]))
+    info(f"rolled back night {receipt['night']} ({_units(receipt['units'])}): " + ", ".join(e["path"] for e in receipt["entries"]))
+
+
+def _units(units: list[str]) -> str:
+    return ", ".join(f"skill {u.split(':', 1)[1]}" if u.startswith("skill:") else "main proposal" for u in units)
 
 
 def diff(*, night: str | None, project: Path, as_json: bool) -> None:
@@ -267,7 +294,7 @@ def diff(*, night: str | None, project: Path, as_json: bool) -> None:
                 before.splitlines(True), after.splitlines(True), fromfile=f"live/{live.name}", tofile=f"proposed/{live.name}"
             )
         )
-        diffs.append({"role": t["role"], "path": str(live), "diff": text})
+        diffs.append({"unit": t.get("unit", "main"), "role": t["role"], "path": str(live), "diff": text})
     if as_json:
         print_json({"night": night_dir.name, "diffs": diffs})
         return
@@ -364,70 +391,3 @@ def experiment(*, persona: str, seeds: int, assert_improves: bool, home: bool, a
     if assert_improves and not ok:
         raise typer.Exit(1)
 
-
-def ab(**kw) -> None:
-    from skillopt_sleep.ab.run import compare, load_doc
-    from skillopt_sleep.clients import build
-    from skillopt_sleep.mine.taskfile import load_tasks
-
-    as_json = kw.pop("as_json")
-    try:
-        if kw["seeds"] < 1 or kw["resamples"] < 100 or not 0 < kw["confidence"] < 1:
-            raise fail("--seeds must be >= 1, --resamples >= 100 and --confidence in (0, 1)")
-        tasks = load_tasks(kw["tasks_file"])
-        memory = [load_doc(kw["memory"], "memory")] if kw.get("memory") else []
-        docs_a = [load_doc(kw["skill_a"], "skill A"), *memory]
-        docs_b = [load_doc(kw["skill_b"], "skill B"), *memory]
-        opts = build_options(kw)
-        clients = build(opts)
-        result = compare(
-            tasks, docs_a, docs_b, clients, seeds=kw["seeds"], base_seed=kw["seed"], confidence=kw["confidence"],
-            resamples=kw["resamples"], workers=kw["workers"], project_name=opts.project_path.name,
-            on_progress=None if as_json else lambda arm, s: info(f"  replayed arm {arm.upper()}, seed {s}"),
-        )  # fmt: skip
-    except KeyboardInterrupt:
-        raise fail("interrupted", code=130) from None
-    except SkillOptError as exc:
-        from skillopt_sleep.options import in_sleep_terms
-
-        raise fail(in_sleep_terms(str(exc))) from None
-    if as_json:
-        print_json(to_data(result))
-        return
-    info(f"[bold]{result.verdict}[/bold]")
-    rates = "not measured" if result.rate_a is None else f"A {result.rate_a:.3f}, B {result.rate_b:.3f}"
-    info(f"  {result.tasks} task(s) × {len(result.seeds)} seed(s); success rate {rates}; {result.missing} pair(s) without an answer")
-    m = result.mcnemar
-    info(f"  McNemar (exact, all pairs): A-only {m.b}, B-only {m.c}, p={m.p_value:.4g}")
-    for row in result.per_seed:
-        info(f"    seed {row.seed}: A-only {row.mcnemar.b}, B-only {row.mcnemar.c}, p={row.mcnemar.p_value:.4g}")
-    if result.bootstrap is not None:
-        ci = result.bootstrap
-        info(
-            f"  B − A: {ci.difference:+.3f}, {ci.confidence:.0%} CI [{ci.low:+.3f}, {ci.high:+.3f}] "
-            f"(paired bootstrap over {ci.tasks} task(s), "
-            + (f"exact: {ci.resamples} resample composition(s) weighed)" if ci.method == "exact" else f"{ci.resamples} draws)")
-        )
-
-
-def prompts(*, starter: bool, as_json: bool) -> None:
-    from skillopt_sleep import prompts as p
-
-    if starter:
-        typer.echo(p.starter())
-        return
-    try:
-        found = p.overrides()
-    except SkillOptError as exc:
-        raise fail(str(exc)) from None
-    rows = [
-        {"name": d.name, "overridden": d.name in found, "required": list(d.required), "optional": list(d.optional), "about": d.about}
-        for d in p.DEFAULTS.values()
-    ]
-    if as_json:
-        print_json({"file": str(p.path()), "exists": p.path().is_file(), "prompts": rows})
-        return
-    info(f"prompt file: {p.path()} ({'found, valid' if p.path().is_file() else 'none: every prompt is the default'})")
-    for row in rows:
-        keep = ", ".join("{" + r + "}" for r in row["required"]) or "no placeholder"
-        info(f"  {row['name']:<16} {'[bold]overridden[/bold]' if row['overridden'] else 'default   '} needs {keep} — {row['about']}")

@@ -86,6 +86,8 @@ class SleepTask:
     support: int = 1
     cluster: str = ""
     parent: str = ""  # for a dream variant: the id of the real task it rephrases
+    #: skills its sessions used (:mod:`skillopt_sleep.skills`); a fan-out night consolidates each from these tasks
+    skills: tuple[str, ...] = ()
 
     @property
     def checkable(self) -> bool:
