@@ -192,6 +192,8 @@ def test_two_skills_get_two_proposals_adopted_separately_and_rolled_back_byte_fo
         evidence = json.loads((night / "skills" / name / "report.json").read_text())
         assert evidence["status"] == "accepted" and evidence["trials"] and evidence["per_task"]
         assert "adopt --skill " + name in (night / "skills" / name / "report.md").read_text()
+    diffs = {d["unit"]: d["diff"] for d in json.loads(run_cli("sleep", "diff", "--project", str(project), "--json").stdout)["diffs"]}
+    assert "+++ proposed/.claude/skills/testing/SKILL.md" in diffs["skill:testing"] and "+- Run tests with" in diffs["skill:testing"]
     log = (night / "evidence.jsonl").read_text()
     assert '"skill:testing/baseline-val"' in log and '"skill:release/final-val"' in log
 

@@ -289,17 +289,20 @@ def diff(*, night: str | None, project: Path, as_json: bool) -> None:
         live = Path(t["live_path"])
         before = live.read_text(encoding="utf-8", errors="replace") if live.exists() else ""
         after = (night_dir / t["proposed"]).read_text(encoding="utf-8")
-        text = "".join(
-            difflib.unified_diff(
-                before.splitlines(True), after.splitlines(True), fromfile=f"live/{live.name}", tofile=f"proposed/{live.name}"
-            )
-        )
+        shown = _shown(live, project)
+        text = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"live/{shown}", f"proposed/{shown}"))
         diffs.append({"unit": t.get("unit", "main"), "role": t["role"], "path": str(live), "diff": text})
     if as_json:
         print_json({"night": night_dir.name, "diffs": diffs})
         return
     for d in diffs:
         typer.echo(d["diff"] or f"(no change to {d['path']})")
+
+
+def _shown(path: Path, project: Path) -> str:
+    """A live file as a diff header names it: relative to the project when inside it."""
+    path, root = path.resolve(), Path(project).resolve()
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
 
 def _night_args(kw: dict) -> list[str]:
