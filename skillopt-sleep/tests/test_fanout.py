@@ -265,3 +265,12 @@ def test_skills_that_cannot_be_consolidated_are_reported(skill_project):
     rows = {r.name: r for r in result.report.skills}
     assert rows["release"].status == "skipped" and "no SKILL.md for skill 'release'" in rows["release"].reason
     assert rows["testing"].status == "too_few_tasks" and "needs at least 1 train and 2 val" in rows["testing"].reason
+
+
+def test_a_skill_that_is_the_main_target_is_not_proposed_twice(skill_project):
+    project = skill_project
+    result = _night(project, target_skill_path=str(_skill(project, "testing")))
+    rows = {r.name: r for r in result.report.skills}
+    assert rows["testing"].status == "skipped" and "main skill target" in rows["testing"].reason
+    targets = json.loads((result.staging / "manifest.json").read_text())["targets"]
+    assert [t["unit"] for t in targets if t["live_path"] == str(_skill(project, "testing"))] == ["main"]

@@ -60,6 +60,7 @@ def consolidate_skills(night, tasks: Sequence[SleepTask], docs: Sequence[Doc]) -
     results: list[SkillResult] = []
     proposals: list[SkillProposal] = []
     memory = [d for d in docs if d.role == "memory"]
+    main_skill = {d.path.resolve() for d in docs if d.role == "skill"}
     by_skill = groups(tasks)
     if not by_skill:
         night.notes.append("--fan-out: no task's sessions used a skill; nothing to fan out")
@@ -73,6 +74,10 @@ def consolidate_skills(night, tasks: Sequence[SleepTask], docs: Sequence[Doc]) -
         found = skills.locate(night.project, night.gathered.agent, name)
         if found.path is None:
             results.append(SkillResult(name=name, status="skipped", reason=found.problem, tasks=ids))
+            continue
+        if found.path.resolve() in main_skill:
+            reason = "it is the night's main skill target (--target-skill-path): the main proposal covers it"
+            results.append(SkillResult(name=name, path=str(found.path), status="skipped", reason=reason, tasks=ids))
             continue
         notes = tuple(f"another copy of this skill was not touched: {p}" for p in found.others)
         missing = _shortfall(group, night.opts.min_val_items)
