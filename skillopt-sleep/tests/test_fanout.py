@@ -274,3 +274,14 @@ def test_a_skill_that_is_the_main_target_is_not_proposed_twice(skill_project):
     assert rows["testing"].status == "skipped" and "main skill target" in rows["testing"].reason
     targets = json.loads((result.staging / "manifest.json").read_text())["targets"]
     assert [t["unit"] for t in targets if t["live_path"] == str(_skill(project, "testing"))] == ["main"]
+
+
+def test_the_night_command_reports_each_skill(skill_project, run_cli):
+    """Through the CLI, with the core's scripted backend (it answers "scripted reply", so
+    nothing can pass: each skill's pass is tried and reported, nothing is staged)."""
+    project = skill_project
+    res = run_cli("sleep", "run", "--project", str(project), "--lookback-hours", "0", "--backend", "scripted",
+                  "--fan-out", "--min-val", "1")  # fmt: skip
+    assert res.exit_code == 0, res.output
+    assert "skill release: nothing_learned" in res.output and "skill testing: nothing_learned" in res.output
+    assert not (project / ".skillopt-sleep" / "staging").exists() or not any((project / ".skillopt-sleep" / "staging").iterdir())
