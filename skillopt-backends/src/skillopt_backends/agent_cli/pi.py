@@ -68,7 +68,8 @@ class PiCliBackend(AgentCliBackend):
             else:
                 prompt = with_instructions(system, prompt)
         if request.reasoning_effort and self.has("--thinking"):
-            args += ["--thinking", {"none": "off", "max": "high", "xhigh": "high"}.get(request.reasoning_effort, request.reasoning_effort)]
+            effort = request.reasoning_effort
+            args += ["--thinking", {"none": "off", "max": "high", "xhigh": "high"}.get(effort, effort)]
         return args, files, prompt  # the prompt comes on stdin
 
     def parse(self, result: CliResult, request: CompletionRequest) -> Completion:

@@ -66,7 +66,8 @@ def load_doc(path: Path, role: str) -> Doc:
         raw = path.read_bytes()
     except OSError as exc:
         raise ConfigError(f"cannot read the {role} file {path}: {exc.strerror or exc}") from None
-    return Doc(role="skill" if role.startswith("skill") else "memory", path=path, original=raw, text=raw.decode("utf-8", "replace"))
+    kind = "skill" if role.startswith("skill") else "memory"
+    return Doc(role=kind, path=path, original=raw, text=raw.decode("utf-8", "replace"))
 
 
 def compare(
@@ -163,10 +164,11 @@ def verdict(ci: BootstrapCI | None, test: McNemar) -> str:
     if ci is None:
         return "no task was answered in both arms; nothing can be said"
     level = f"{ci.confidence:.0%}"
+    shown = f"{level} CI {ci.low:+.3f} to {ci.high:+.3f}; McNemar p={test.p_value:.3g}"
     if ci.low > 0:
-        return f"B is better: +{ci.difference:.3f} success rate ({level} CI {ci.low:+.3f} to {ci.high:+.3f}; McNemar p={test.p_value:.3g})"
+        return f"B is better: +{ci.difference:.3f} success rate ({shown})"
     if ci.high < 0:
-        return f"A is better: {ci.difference:.3f} success rate ({level} CI {ci.low:+.3f} to {ci.high:+.3f}; McNemar p={test.p_value:.3g})"
+        return f"A is better: {ci.difference:.3f} success rate ({shown})"
     return (
         f"no difference shown: {ci.difference:+.3f} success rate, {level} CI {ci.low:+.3f} to {ci.high:+.3f} includes 0 "
         f"(McNemar p={test.p_value:.3g}); more tasks or seeds would narrow it"

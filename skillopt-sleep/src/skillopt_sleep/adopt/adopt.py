@@ -107,6 +107,11 @@ def _label(unit: str) -> str:
     return f"skill {unit.split(':', 1)[1]}" if unit.startswith("skill:") else "the main proposal"
 
 
+def labels(units: list[str]) -> str:
+    """Units as people read them: ``the main proposal, skill release``."""
+    return ", ".join(_label(u) for u in units)
+
+
 def _check_path(project: Path, path: Path) -> None:
     if path.is_symlink():
         raise AdoptRefused(f"{path} is a symlink; refusing to write through it")
@@ -127,7 +132,9 @@ def staged_units(data: dict) -> list[str]:
     return list(dict.fromkeys(t.get("unit", MAIN) for t in data["targets"]))
 
 
-def select_units(staged: list[str], skills: tuple[str, ...] | list[str] = (), all_skills: bool = False, *, night: str) -> list[str]:
+def select_units(
+    staged: list[str], skills: tuple[str, ...] | list[str] = (), all_skills: bool = False, *, night: str
+) -> list[str]:
     """Which staged units an adopt selects: the named skills, every skill, or (bare) the
     main proposal — a night that staged only skills needs the choice said out loud."""
     skill_units = [u for u in staged if u.startswith("skill:")]
@@ -196,8 +203,8 @@ def adopt(
             receipt=night_dir / "receipts" / f"adopt-{tag}.json",
             receipt_data={"night": night_dir.name, "kind": "adopt", "units": units, "at": _now()},
         )
-        _record(project, {"night": night_dir.name, "kind": "adopt", "units": units, "at": receipt["at"],
-                          "transaction": receipt["transaction"], "receipt": str(night_dir / "receipts" / f"adopt-{tag}.json")})  # fmt: skip
+        event = {"night": night_dir.name, "kind": "adopt", "units": units, "at": receipt["at"]}
+        _record(project, {**event, "transaction": receipt["transaction"], "receipt": str(night_dir / "receipts" / f"adopt-{tag}.json")})
         return receipt
 
 
@@ -217,7 +224,8 @@ def rollback(
         if skills and all_skills:
             raise AdoptRefused("pass --skill NAME or --all-skills, not both")
         wanted = {skill_unit(n) for n in skills}
-        candidates = [(n, u) for n, u in adopted if not (skills or all_skills) or u in wanted or (all_skills and u.startswith("skill:"))]
+        chosen = (lambda u: u in wanted) if skills else (lambda u: u.startswith("skill:")) if all_skills else (lambda u: True)
+        candidates = [(n, u) for n, u in adopted if chosen(u)]
         if not candidates:
             what = ", ".join(f"skill {n}" for n in skills) if skills else "per-skill proposal"
             raise AdoptRefused(f"no adopted {what} to roll back (adopted: {_describe(adopted)})")
@@ -252,7 +260,8 @@ def rollback(
             receipt_data={"night": name, "kind": "rollback", "units": units, "at": _now()},
             install=_restore_mode_aware(entries),
         )
-        _record(project, {"night": name, "kind": "rollback", "units": units, "at": result["at"], "transaction": result["transaction"]})
+        event = {"night": name, "kind": "rollback", "units": units, "at": result["at"]}
+        _record(project, {**event, "transaction": result["transaction"]})
         return result
 
 

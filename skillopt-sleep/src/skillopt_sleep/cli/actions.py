@@ -149,7 +149,8 @@ def night(*, dry_run: bool, **kw) -> None:
     for e in report.accepted_edits:
         info(f"  + [{e.doc}] {e.edit.content}")
     for r in report.skills:
-        info(f"  skill {r.name}: [bold]{r.status}[/bold] — {r.reason} (val {_score(r.scores.baseline_val)} → {_score(r.scores.final_val)})")
+        val = f"val {_score(r.scores.baseline_val)} → {_score(r.scores.final_val)}"
+        info(f"  skill {r.name}: [bold]{r.status}[/bold] — {r.reason} ({val})")
         for e in r.accepted_edits:
             info(f"    + {e.edit.content}")
     if result.staging:
@@ -217,7 +218,7 @@ def status(*, project: Path, as_json: bool) -> None:
         "staged": staged,
         "adopted": adopted_nights(project),
         "staged_skills": staged_skills,
-        "adopted_skills": [{"night": n, "skill": u.split(":", 1)[1]} for n, u in adopted_units(project) if u.startswith("skill:")],
+        "adopted_skills": [{"night": n, "skill": u.removeprefix("skill:")} for n, u in adopted_units(project) if u != "main"],
         "recovered_interrupted_transaction": recovered, "adoption_in_progress": transaction == "busy",
     }
     if as_json:
@@ -240,8 +241,10 @@ def status(*, project: Path, as_json: bool) -> None:
         )
 
 
-def adopt(*, night: str | None, project: Path, skills: tuple[str, ...], all_skills: bool, break_lock: bool, as_json: bool) -> None:
-    from skillopt_sleep.adopt.adopt import adopt as do_adopt
+def adopt(
+    *, night: str | None, project: Path, skills: tuple[str, ...], all_skills: bool, break_lock: bool, as_json: bool
+) -> None:
+    from skillopt_sleep.adopt.adopt import adopt as do_adopt, labels
 
     try:
         receipt = do_adopt(Path(project), night, skills=skills, all_skills=all_skills, break_lock=break_lock)
@@ -252,13 +255,14 @@ def adopt(*, night: str | None, project: Path, skills: tuple[str, ...], all_skil
     if as_json:
         print_json(receipt)
         return
-    info(f"adopted night {receipt['night']} ({_units(receipt['units'])}): " + ", ".join(e["path"] for e in receipt["entries"]))
+    paths = ", ".join(e["path"] for e in receipt["entries"])
+    info(f"adopted night {receipt['night']} ({labels(receipt['units'])}): {paths}")
 
 
 def rollback(
     *, night: str | None, project: Path, skills: tuple[str, ...], all_skills: bool, break_lock: bool, force: bool, as_json: bool
 ) -> None:
-    from skillopt_sleep.adopt.adopt import rollback as do_rollback
+    from skillopt_sleep.adopt.adopt import labels, rollback as do_rollback
 
     try:
         receipt = do_rollback(Path(project), night, skills=skills, all_skills=all_skills, force=force, break_lock=break_lock)
@@ -269,11 +273,9 @@ def rollback(
     if as_json:
         print_json(receipt)
         return
-    info(f"rolled back night {receipt['night']} ({_units(receipt['units'])}): " + ", ".join(e["path"] for e in receipt["entries"]))
+    paths = ", ".join(e["path"] for e in receipt["entries"])
+    info(f"rolled back night {receipt['night']} ({labels(receipt['units'])}): {paths}")
 
-
-def _units(units: list[str]) -> str:
-    return ", ".join(f"skill {u.split(':', 1)[1]}" if u.startswith("skill:") else "main proposal" for u in units)
 
 
 def diff(*, night: str | None, project: Path, as_json: bool) -> None:
@@ -290,7 +292,8 @@ def diff(*, night: str | None, project: Path, as_json: bool) -> None:
         before = live.read_text(encoding="utf-8", errors="replace") if live.exists() else ""
         after = (night_dir / t["proposed"]).read_text(encoding="utf-8")
         shown = _shown(live, project)
-        text = "".join(difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"live/{shown}", f"proposed/{shown}"))
+        lines = difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"live/{shown}", f"proposed/{shown}")
+        text = "".join(lines)
         diffs.append({"unit": t.get("unit", "main"), "role": t["role"], "path": str(live), "diff": text})
     if as_json:
         print_json({"night": night_dir.name, "diffs": diffs})

@@ -40,7 +40,8 @@ def ab(**kw) -> None:
         return
     info(f"[bold]{result.verdict}[/bold]")
     rates = "not measured" if result.rate_a is None else f"A {result.rate_a:.3f}, B {result.rate_b:.3f}"
-    info(f"  {result.tasks} task(s) × {len(result.seeds)} seed(s); success rate {rates}; {result.missing} pair(s) without an answer")
+    size = f"{result.tasks} task(s) × {len(result.seeds)} seed(s)"
+    info(f"  {size}; success rate {rates}; {result.missing} pair(s) without an answer")
     m = result.mcnemar
     info(f"  McNemar (exact, all pairs): A-only {m.b}, B-only {m.c}, p={m.p_value:.4g}")
     for row in result.per_seed:
@@ -65,7 +66,8 @@ def prompts(*, starter: bool, as_json: bool) -> None:
     except SkillOptError as exc:
         raise fail(str(exc)) from None
     rows = [
-        {"name": d.name, "overridden": d.name in found, "required": list(d.required), "optional": list(d.optional), "about": d.about}
+        {"name": d.name, "overridden": d.name in found, "required": list(d.required), "optional": list(d.optional),
+         "about": d.about}
         for d in p.DEFAULTS.values()
     ]
     if as_json:
@@ -74,4 +76,5 @@ def prompts(*, starter: bool, as_json: bool) -> None:
     info(f"prompt file: {p.path()} ({'found, valid' if p.path().is_file() else 'none: every prompt is the default'})")
     for row in rows:
         keep = ", ".join("{" + r + "}" for r in row["required"]) or "no placeholder"
-        info(f"  {row['name']:<16} {'[bold]overridden[/bold]' if row['overridden'] else 'default   '} needs {keep} — {row['about']}")
+        state = "[bold]overridden[/bold]" if row["overridden"] else "default   "
+        info(f"  {row['name']:<16} {state} needs {keep} — {row['about']}")

@@ -73,7 +73,8 @@ def render(report: NightReport) -> str:
         v = trial.verdict
         lines.append(f"- {esc(trial.label)}: {'accept' if v.accepted else 'reject'} — {esc(v.reason, 300)}")
     if report.skills:
-        lines += ["", "## Skills (fan-out)", "", "| skill | decision | val baseline → final | edits | why |", "|---|---|---|---|---|"]
+        lines += ["", "## Skills (fan-out)", ""]
+        lines += ["| skill | decision | val baseline → final | edits | why |", "|---|---|---|---|---|"]
         for r in report.skills:
             lines.append(
                 f"| {esc(r.name, 64)} | {esc(r.status)} | {_score(r.scores.baseline_val)} → {_score(r.scores.final_val)} "
@@ -115,7 +116,8 @@ def render_skill(result: SkillResult, night: int) -> str:
         delta = "—" if row.delta is None else f"{row.delta:+.3f}"
         lines.append(f"| {esc(row.intent, 80)} | {_score(row.baseline)} | {_score(row.final)} | {delta} |")
     lines += ["", "## Gate trials", ""]
-    lines += [f"- {esc(t.label)}: {'accept' if t.verdict.accepted else 'reject'} — {esc(t.verdict.reason, 300)}" for t in result.trials]
+    for t in result.trials:
+        lines.append(f"- {esc(t.label)}: {'accept' if t.verdict.accepted else 'reject'} — {esc(t.verdict.reason, 300)}")
     lines += [f"- note: {esc(n, 300)}" for n in result.notes]
     lines += [
         "",
