@@ -50,7 +50,7 @@ def _typed(value: str):
 
 
 def build_options(kw: dict):
-    from skillopt_sleep.options import SleepOptions
+    from skillopt_sleep.options import SleepOptions, read_preferences
 
     roots: dict[str, tuple[Path, ...]] = {}
     for src, path in _pairs(kw.get("root"), "--root"):
@@ -75,6 +75,7 @@ def build_options(kw: dict):
         miner=kw.get("miner", "auto"),
         reflector=kw.get("reflector", "auto"),
         edit_budget=kw.get("edit_budget", 4),
+        preferences=read_preferences(kw.get("preferences")),
         recall_k=kw.get("recall_k", 0),
         dream_factor=kw.get("dream_factor", 0),
         dream_rollouts=kw.get("dream_rollouts", 1),
@@ -91,6 +92,7 @@ def build_options(kw: dict):
         max_calls=kw.get("max_calls"),
         max_tokens=kw.get("max_tokens"),
         max_cost_usd=kw.get("max_cost"),
+        fan_out=kw.get("fan_out", False),
         auto_adopt=kw.get("auto_adopt", False),
     )
 
@@ -146,8 +148,16 @@ def night(*, dry_run: bool, **kw) -> None:
         info(f"  contrastive reflection: {len(c.tasks)} task(s) varied across {c.rollouts} rollouts")
     for e in report.accepted_edits:
         info(f"  + [{e.doc}] {e.edit.content}")
+    for r in report.skills:
+        val = f"val {_score(r.scores.baseline_val)} → {_score(r.scores.final_val)}"
+        info(f"  skill {r.name}: [bold]{r.status}[/bold] — {r.reason} ({val})")
+        for e in r.accepted_edits:
+            info(f"    + {e.edit.content}")
     if result.staging:
         info(f"  staged in {result.staging}; review with `skillopt sleep diff`, then `skillopt sleep adopt`")
+        accepted = [r.name for r in report.skills if r.status == "accepted"]
+        if accepted:
+            info("  per-skill proposals: " + ", ".join(f"`skillopt sleep adopt --skill {n}`" for n in accepted))
     if result.adopted:
         info("  adopted (--auto-adopt); undo with `skillopt sleep rollback`")
 
@@ -183,8 +193,8 @@ def harvest(**kw) -> None:
 
 
 def status(*, project: Path, as_json: bool) -> None:
-    from skillopt_sleep.adopt.adopt import adopted_nights, recover_locked
-    from skillopt_sleep.stage.layout import nights
+    from skillopt_sleep.adopt.adopt import adopted_nights, adopted_units, recover_locked, staged_units
+    from skillopt_sleep.stage.layout import StagingError, manifest, nights
     from skillopt_sleep.state import SleepState
 
     project = Path(project).resolve()
@@ -192,6 +202,14 @@ def status(*, project: Path, as_json: bool) -> None:
     recovered = transaction == "recovered"
     state = SleepState.load(project)
     staged = [p.name for p in nights(project)]
+    staged_skills = {}
+    for night_dir in nights(project):
+        try:
+            names = [u.split(":", 1)[1] for u in staged_units(manifest(night_dir)) if u.startswith("skill:")]
+        except (StagingError, KeyError, TypeError):
+            continue
+        if names:
+            staged_skills[night_dir.name] = names
     data = {
         "project": str(project),
         "nights": state.nights,
@@ -199,6 +217,8 @@ def status(*, project: Path, as_json: bool) -> None:
         "history": state.history[-5:],
         "staged": staged,
         "adopted": adopted_nights(project),
+        "staged_skills": staged_skills,
+        "adopted_skills": [{"night": n, "skill": u.removeprefix("skill:")} for n, u in adopted_units(project) if u != "main"],
         "recovered_interrupted_transaction": recovered, "adoption_in_progress": transaction == "busy",
     }
     if as_json:
@@ -208,6 +228,9 @@ def status(*, project: Path, as_json: bool) -> None:
         f"{project}: {state.nights} night(s); staged: {', '.join(staged) or 'none'}; "
         f"adopted: {', '.join(data['adopted']) or 'none'}"
     )
+    for name, skills in staged_skills.items():
+        adopted_here = {row["skill"] for row in data["adopted_skills"] if row["night"] == name}
+        info(f"  night {name} skills: " + ", ".join(f"{s}{' (adopted)' if s in adopted_here else ''}" for s in skills))
     if recovered:
         info("[yellow]an interrupted adopt/rollback was found and undone[/yellow]")
     for row in data["history"]:
@@ -218,11 +241,13 @@ def status(*, project: Path, as_json: bool) -> None:
         )
 
 
-def adopt(*, night: str | None, project: Path, break_lock: bool, as_json: bool) -> None:
-    from skillopt_sleep.adopt.adopt import adopt as do_adopt
+def adopt(
+    *, night: str | None, project: Path, skills: tuple[str, ...], all_skills: bool, break_lock: bool, as_json: bool
+) -> None:
+    from skillopt_sleep.adopt.adopt import adopt as do_adopt, labels
 
     try:
-        receipt = do_adopt(Path(project), night, break_lock=break_lock)
+        receipt = do_adopt(Path(project), night, skills=skills, all_skills=all_skills, break_lock=break_lock)
     except SkillOptError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:
@@ -230,14 +255,17 @@ def adopt(*, night: str | None, project: Path, break_lock: bool, as_json: bool) 
     if as_json:
         print_json(receipt)
         return
-    info(f"adopted night {receipt['night']}: " + ", ".join(e["path"] for e in receipt["entries"]))
+    paths = ", ".join(e["path"] for e in receipt["entries"])
+    info(f"adopted night {receipt['night']} ({labels(receipt['units'])}): {paths}")
 
 
-def rollback(*, night: str | None, project: Path, break_lock: bool, force: bool, as_json: bool) -> None:
-    from skillopt_sleep.adopt.adopt import rollback as do_rollback
+def rollback(
+    *, night: str | None, project: Path, skills: tuple[str, ...], all_skills: bool, break_lock: bool, force: bool, as_json: bool
+) -> None:
+    from skillopt_sleep.adopt.adopt import labels, rollback as do_rollback
 
     try:
-        receipt = do_rollback(Path(project), night, force=force, break_lock=break_lock)
+        receipt = do_rollback(Path(project), night, skills=skills, all_skills=all_skills, force=force, break_lock=break_lock)
     except SkillOptError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:
@@ -245,7 +273,9 @@ def rollback(*, night: str | None, project: Path, break_lock: bool, force: bool,
     if as_json:
         print_json(receipt)
         return
-    info(f"rolled back night {receipt['night']}: " + ", ".join(e["path"] for e in receipt["entries"]))
+    paths = ", ".join(e["path"] for e in receipt["entries"])
+    info(f"rolled back night {receipt['night']} ({labels(receipt['units'])}): {paths}")
+
 
 
 def diff(*, night: str | None, project: Path, as_json: bool) -> None:
@@ -261,17 +291,21 @@ def diff(*, night: str | None, project: Path, as_json: bool) -> None:
         live = Path(t["live_path"])
         before = live.read_text(encoding="utf-8", errors="replace") if live.exists() else ""
         after = (night_dir / t["proposed"]).read_text(encoding="utf-8")
-        text = "".join(
-            difflib.unified_diff(
-                before.splitlines(True), after.splitlines(True), fromfile=f"live/{live.name}", tofile=f"proposed/{live.name}"
-            )
-        )
-        diffs.append({"role": t["role"], "path": str(live), "diff": text})
+        shown = _shown(live, project)
+        lines = difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"live/{shown}", f"proposed/{shown}")
+        text = "".join(lines)
+        diffs.append({"unit": t.get("unit", "main"), "role": t["role"], "path": str(live), "diff": text})
     if as_json:
         print_json({"night": night_dir.name, "diffs": diffs})
         return
     for d in diffs:
         typer.echo(d["diff"] or f"(no change to {d['path']})")
+
+
+def _shown(path: Path, project: Path) -> str:
+    """A live file as a diff header names it: relative to the project when inside it."""
+    path, root = path.resolve(), Path(project).resolve()
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
 
 def _night_args(kw: dict) -> list[str]:
@@ -362,3 +396,4 @@ def experiment(*, persona: str, seeds: int, assert_improves: bool, home: bool, a
         typer.echo(json.dumps(summary, indent=2))
     if assert_improves and not ok:
         raise typer.Exit(1)
+

@@ -16,6 +16,7 @@ from itertools import zip_longest
 
 from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Edit, Message, SkillOptError, normalise_skill
 
+from skillopt_sleep import prompts
 from skillopt_sleep.documents import LEARNED_END, LEARNED_START, Doc, DocEdit
 from skillopt_sleep.learn.rules import rule_for
 from skillopt_sleep.mine.tasks import Lesson, SleepTask
@@ -91,7 +92,8 @@ def heuristic_edits(tasks: Sequence[SleepTask], train: ReplayResult, docs: Seque
 
 
 def reflect_request(
-    tasks: Sequence[SleepTask], train: ReplayResult, docs: Sequence[Doc], budget: int, project_name: str
+    tasks: Sequence[SleepTask], train: ReplayResult, docs: Sequence[Doc], budget: int, project_name: str,
+    preferences: str = "",
 ) -> CompletionRequest | None:
     by_id = {t.id: t for t in tasks}
     blocks = []
@@ -118,13 +120,14 @@ def reflect_request(
             break
     if not blocks:
         return None
-    system = (
-        "You maintain the learned rules a coding agent follows in one project. Propose general, durable "
-        "conventions that would have avoided the failures below. Never quote a request verbatim, never mention "
-        "graders or checks, keep each rule one line starting with '- '."
+    user = prompts.render(
+        "reflect_user",
+        project=project_name,
+        rules=rules_text(docs),
+        failures="\n\n".join(blocks),
+        preferences=prompts.preferences_text(preferences),
     )
-    user = f"Project: {project_name}\n\n## Current learned rules\n{rules_text(docs)}\n\n## Failures\n" + "\n\n".join(blocks)
-    return edits_request(system, user, budget, stage="sleep-reflect")
+    return edits_request(prompts.render("reflect_system"), user, budget, stage="sleep-reflect")
 
 
 def rules_text(docs: Sequence[Doc]) -> str:
@@ -148,9 +151,11 @@ def edits_request(system: str, user: str, budget: int, *, stage: str) -> Complet
     )
 
 
-def llm_edits(client, tasks, train: ReplayResult, docs, budget: int, project_name: str) -> tuple[list[DocEdit], str]:
+def llm_edits(
+    client, tasks, train: ReplayResult, docs, budget: int, project_name: str, preferences: str = ""
+) -> tuple[list[DocEdit], str]:
     """Edits from the optimizer, and a note when it could not give any."""
-    request = reflect_request(tasks, train, docs, budget, project_name)
+    request = reflect_request(tasks, train, docs, budget, project_name, preferences)
     if request is None:
         return [], ""
     return ask_edits(client, request, budget)

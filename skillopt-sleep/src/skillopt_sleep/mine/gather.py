@@ -13,6 +13,7 @@ from collections import Counter
 import attrs
 from skillopt.api import to_data
 
+from skillopt_sleep import skills
 from skillopt_sleep.replay import pin
 from skillopt_sleep.mine.dream import dream
 from skillopt_sleep.mine import heuristic
@@ -71,7 +72,7 @@ def mine(night, sessions) -> list[SleepTask]:
             night.notes.extend(problems[:3])
         if pending:
             night.handoff_stop()
-    tasks = select_tasks(tasks, opts.max_tasks)
+    tasks = select_tasks(skills.attach(tasks, sessions), opts.max_tasks)
     recalled = recall(night.state.task_archive, tasks, opts.recall_k)
     tasks += recalled
     summary = MiningSummary(

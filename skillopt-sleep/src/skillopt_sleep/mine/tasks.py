@@ -12,7 +12,18 @@ import hashlib
 
 import attrs
 
-CHECK_OPS = ("contains", "not_contains", "regex", "not_regex", "max_chars", "min_chars", "no_refusal", "tool_called")
+CHECK_OPS = (
+    "contains",
+    "not_contains",
+    "regex",
+    "not_regex",
+    "max_chars",
+    "min_chars",
+    "no_refusal",
+    "tool_called",
+    "section_present",
+    "section_contains",
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -75,6 +86,8 @@ class SleepTask:
     support: int = 1
     cluster: str = ""
     parent: str = ""  # for a dream variant: the id of the real task it rephrases
+    #: skills its sessions used (:mod:`skillopt_sleep.skills`); a fan-out night consolidates each from these tasks
+    skills: tuple[str, ...] = ()
 
     @property
     def checkable(self) -> bool:

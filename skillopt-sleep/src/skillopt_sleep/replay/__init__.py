@@ -16,6 +16,7 @@ from collections.abc import Sequence
 import attrs
 from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Evaluation, Message, SkillOptError, skill_hash
 
+from skillopt_sleep import prompts
 from skillopt_sleep.documents import Doc
 from skillopt_sleep.replay.judging import score_checks, score_rubric
 from skillopt_sleep.mine.tasks import SleepTask
@@ -80,9 +81,12 @@ def attempt_request(task: SleepTask, docs: Sequence[Doc], *, project_name: str, 
     skill = next((d.text for d in docs if d.role == "skill"), "")
     memory = next((d.text for d in docs if d.role == "memory"), "")
     system = mark(
-        f"You are the developer's coding agent in the project {project_name or '(unnamed)'}. "
-        "Follow the skill and the project memory below: they are this developer's conventions.\n\n"
-        f"## Skill\n{clip(skill, MAX_DOC_CHARS) or '(empty)'}\n\n## Project memory\n{clip(memory, MAX_DOC_CHARS) or '(empty)'}"
+        prompts.render(
+            "attempt_system",
+            project=project_name or "(unnamed)",
+            skill=clip(skill, MAX_DOC_CHARS) or "(empty)",
+            memory=clip(memory, MAX_DOC_CHARS) or "(empty)",
+        )
     )
     user = (
         f"## Request\n{task.intent}\n\n{task.context}\n\n"
