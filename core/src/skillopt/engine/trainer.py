@@ -21,7 +21,7 @@ from skillopt.policies import EditPolicy
 from skillopt.records import StepAction, skill_hash
 from skillopt.results import ConfigChange, RunStatus, RunSummary
 from skillopt.serde import from_data, to_data
-from skillopt.engine.buffer import make_entry, render_buffer
+from skillopt.engine.buffer import make_entry
 from skillopt.engine.context import Current, RunContext, RunData, StepPlan
 from skillopt.engine.evaluation import Evaluator, ScoreBook
 from skillopt.engine.lock import RunLock
@@ -31,12 +31,11 @@ from skillopt.engine.progress import NullReporter
 from skillopt.engine.rollouts import RolloutRunner, SystemicFailure, is_missing_error
 from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection
 from skillopt.engine.rundir import RunDir, write_json
-from skillopt.engine.state import TrainState
+from skillopt.engine.state import TrainState, adopt_best, adopt_current, current_view
 from skillopt.engine.step import StepOutcome, run_step
 from skillopt.engine.subsets import subset
 from skillopt.engine import reporting
-from skillopt.engine import search
-from skillopt.engine.pool_steps import PoolSearch
+from skillopt.engine.pool import Search
 from skillopt.engine import summary as summaries
 from skillopt.engine import saved_run
 from skillopt.engine.stages.final_eval import final_eval
@@ -58,7 +57,7 @@ def rollout_deadline(cfg: RunConfig, target) -> float:
     return cfg.env.exec_timeout + call * retries + backoff
 
 
-class Trainer(PoolSearch):
+class Trainer:
     def __init__(
         self, *, cfg: RunConfig, env: Env, target, optimizer, policy: EditPolicy, gate: Gate, out_dir: Path,
         ledger: Ledger | None = None, reporter=None, observers: Observers | None = None, config_data: dict | None = None,
@@ -80,11 +79,17 @@ class Trainer(PoolSearch):
         self.state = TrainState()
         from skillopt.registry import get
 
-        self.strategy = get("strategies", cfg.search.strategy).obj(cfg.search)
+        #: the kept skills and which one each step branches from (``search.strategy``)
+        self.search = Search(get("strategies", cfg.search.strategy).obj(cfg.search), self.rundir, seed=cfg.train.seed)
         #: baseline val items that got no answer (left out of its score, retried later)
         self.baseline_missing: dict[str, str] = {}
         self._started = time.monotonic()
         self._prior_wall = 0.0
+
+    @property
+    def strategy(self):
+        """The search strategy plugin (``search.strategy``)."""
+        return self.search.strategy
 
     # ------------------------------------------------------------------ setup
 
@@ -125,19 +130,13 @@ class Trainer(PoolSearch):
         return saved_run.read_skill(self.rundir, path, expect_hash)
 
     def current(self, skill: str) -> Current:
-        return Current(skill=skill, skill_hash=skill_hash(skill), score=self.state.current_score,
-                       step_history=render_buffer(self.state.step_buffer), meta_skill=self.state.meta_skill)
+        return current_view(self.state, skill)
 
     def set_current(self, skill: str, score: float, origin: str, path: Path) -> None:
-        self.rundir.write_skill(path, skill)
-        self.state.current_skill_path = str(path.relative_to(self.rundir.root))
-        self.state.current_hash, self.state.current_score, self.state.current_origin = skill_hash(skill), score, origin
+        adopt_current(self.rundir, self.state, skill, score, origin, path)
 
     def set_best(self, skill: str, score: float, step: int, origin: str) -> None:
-        self.rundir.write_skill(self.rundir.best_skill, skill)
-        self.state.best_skill_path = self.rundir.best_skill.name
-        self.state.best_hash, self.state.best_score = skill_hash(skill), score
-        self.state.best_step, self.state.best_origin = step, origin
+        adopt_best(self.rundir, self.state, skill, score, step, origin)
 
     # ------------------------------------------------------------------ start / resume
 
@@ -168,8 +167,7 @@ class Trainer(PoolSearch):
         self.set_current(initial, score, "initial_skill", v0)
         self.state.baseline_score = score
         self.set_best(initial, score, 0, "initial_skill")
-        if not self.strategy.single:
-            self.state.pool = [search.member(run, initial, str(v0.relative_to(self.rundir.root)), "initial_skill", step=0)]
+        self.search.begin(run, self.state, initial, v0)
         self.save_state()
         return initial
 
@@ -244,7 +242,7 @@ class Trainer(PoolSearch):
                     self.state.step_buffer, self.state.buffer_epoch = [], ep
                 self.ledger.check()
                 self.ledger.scope = f"step {plan.step}"
-                parent = current if self.strategy.single else self.pool_parent(plan)
+                parent = self.search.parent(self.state, plan, current)
                 current = self.commit_step(run, plan, current, run_step(run, plan, self.current(parent)), parent=parent)
             if stop:
                 break
@@ -264,14 +262,8 @@ class Trainer(PoolSearch):
         if action.accepted and gated is not None:
             origin = f"step_{plan.step:04d}"
             path = self.rundir.skill_version(plan.step)
-            if self.strategy.single:
-                current = outcome.candidate
-                self.set_current(current, gated.candidate.gate_score, origin, path)
-            else:
-                self.rundir.write_skill(path, outcome.candidate)
-                child = search.member(run, outcome.candidate, str(path.relative_to(self.rundir.root)), origin,
-                                      step=plan.step, parent_hash=parent_hash)
-                current = self.admit_to_pool(child)
+            current = self.search.keep(run, self.state, outcome.candidate, gated.candidate.gate_score, origin, path,
+                                       step=plan.step, parent_hash=parent_hash)
             if self.state.current_score > self.state.best_score:
                 self.set_best(current, self.state.current_score, plan.step, self.state.current_origin)
                 action = StepAction.FORCE_ACCEPT if gated.verdict.forced else StepAction.ACCEPT_NEW_BEST
@@ -315,8 +307,7 @@ class Trainer(PoolSearch):
                 result = meta_skill(run, ep, before, prev, pairs)
                 if result.status == "ok" and result.content:
                     st.meta_skill = result.content
-        if not self.strategy.single:
-            current = self.pool_merge(run, ep, current)
+        current = self.search.epoch_end(run, self.state, ep, current)
         path = self.rundir.root / "skills" / f"epoch_{ep:02d}_end.md"
         self.rundir.write_skill(path, current)
         st.epoch_end_skills[str(ep)] = str(path.relative_to(self.rundir.root))
@@ -335,11 +326,9 @@ class Trainer(PoolSearch):
         if not result.verdict.accepted:
             return current
         origin = f"slow_update_epoch_{ep:02d}"
-        path = self.rundir.root / "skills" / f"{origin}.md"
-        self.set_current(candidate, result.candidate.gate_score, origin, path)
-        if not self.strategy.single:  # a pool keeps it as a member like any gated child
-            candidate = self.admit_to_pool(search.member(run, candidate, str(path.relative_to(self.rundir.root)), origin,
-                                                         step=self.state.last_completed_step, parent_hash=before.skill_hash))
+        path = self.rundir.root / "skills" / f"{origin}.md"  # a pool keeps it as a member like any gated child
+        candidate = self.search.keep(run, self.state, candidate, result.candidate.gate_score, origin, path,
+                                     step=self.state.last_completed_step, parent_hash=before.skill_hash)
         if self.state.current_score > self.state.best_score:
             self.set_best(candidate, self.state.current_score, self.state.last_completed_step, origin)
         return candidate
