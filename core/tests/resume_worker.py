@@ -6,7 +6,9 @@ stage (``target/gate``, ``optimizer/merge`` ...) is about to be sent, counting t
 requests of every earlier session of the run (its ``usage.jsonl``), so a series of
 kills walks through the run. ``apply:N`` dies in the N-th call to the edit policy's
 ``apply`` of this process (the patch policy makes no model call there).
-``SKILLOPT_TEST_FOLDER=DIR`` trains the toy folder skill at ``DIR`` instead.
+``SKILLOPT_TEST_FOLDER=DIR`` trains the toy folder skill at ``DIR`` instead;
+``SKILLOPT_TEST_STRATEGY``, ``SKILLOPT_TEST_PROPOSALS`` and ``SKILLOPT_TEST_SAMPLER`` set
+``search.strategy``, ``search.proposals`` and ``search.sampler``.
 """
 
 from __future__ import annotations
@@ -56,7 +58,9 @@ def build(out: Path):
         env=env,
         optimizer={"use_slow_update": True, "use_meta_skill": True, "slow_update_samples": 6, "learning_rate": 2,
                    "min_learning_rate": 1},
-        search={"strategy": os.environ.get("SKILLOPT_TEST_STRATEGY", "hill"), "pool_size": 3},
+        search={"strategy": os.environ.get("SKILLOPT_TEST_STRATEGY", "hill"), "pool_size": 3,
+                "proposals": int(os.environ.get("SKILLOPT_TEST_PROPOSALS", "1")),
+                "sampler": os.environ.get("SKILLOPT_TEST_SAMPLER", "minibatches")},
     )
     if KILL.startswith("apply:"):
         applies = {"n": 0}

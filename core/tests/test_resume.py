@@ -159,3 +159,44 @@ def test_a_pareto_pool_resumes_exactly_after_kills_across_both_epochs(tmp_path, 
     assert pool and pool == [(m["origin"], m["skill_hash"], m["score"])
                              for m in json.loads((resumed / "runtime_state.json").read_text())["pool"]]
     assert outcome(resumed) == outcome(reference)
+
+
+def ledger_rows(home: Path) -> list[tuple]:
+    """The cross-run rejected-edit ledger of one SKILLOPT_HOME, without run names and times."""
+    rows = []
+    for file in sorted(home.rglob("rejected/*.jsonl")):
+        for line in file.read_text().splitlines():
+            r = json.loads(line)
+            rows.append((r["step"], r["candidate_hash"], r["effect"], r.get("lost_to", ""), r["reason"]))
+    return rows
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sampler", ["edit-subsets", "minibatches"])
+def test_three_proposals_a_step_resume_exactly_after_kills_in_the_race(tmp_path, sampler):
+    """K = 3 proposals a step: the proposals' merges, rankings and applications, the race
+    of their candidates and the losers' ledger entries are all resumable; a run killed in
+    the race and around it ends as the uninterrupted run, with the same races and the
+    same ledger (each run has its own SKILLOPT_HOME, so neither reads the other's)."""
+    env = {"SKILLOPT_TEST_PROPOSALS": "3", "SKILLOPT_TEST_SAMPLER": sampler}
+    reference = tmp_path / "reference"
+    assert run(reference, env={**env, "SKILLOPT_HOME": str(tmp_path / "home-ref")}) == 0
+    races = sorted(p.relative_to(reference).as_posix() for p in reference.glob("steps/*/race/result.json"))
+    assert races, "the reference run raced no proposals"
+    rows = requests_in_order(reference)
+    in_race = [i for i, (_, key, _) in enumerate(rows) if key == "target/race"]
+    around = [i for i, (scope, key, _) in enumerate(rows) if scope.startswith("step ") and key != "target/race"]
+    rng = random.Random(5)
+    picks = sorted({*rng.sample(in_race, min(3, len(in_race))), *rng.sample(around, 3)})
+    resumed = tmp_path / "resumed"
+    for index in picks:
+        _, key, n = rows[index]
+        assert run(resumed, f"{key}:{n}", env={**env, "SKILLOPT_HOME": str(tmp_path / "home-res")}) == DIED
+    assert run(resumed, env={**env, "SKILLOPT_HOME": str(tmp_path / "home-res")}) == 0
+    assert outcome(resumed) == outcome(reference)
+    for rel in races:
+        assert json.loads((resumed / rel).read_text())["result"] == json.loads((reference / rel).read_text())["result"]
+    assert ledger_rows(tmp_path / "home-ref") and ledger_rows(tmp_path / "home-res") == ledger_rows(tmp_path / "home-ref")
+    history = json.loads((reference / "history.json").read_text())
+    assert [(h["proposals"], h["raced"], h["race_winner"]) for h in history] == [
+        (h["proposals"], h["raced"], h["race_winner"]) for h in json.loads((resumed / "history.json").read_text())]

@@ -64,6 +64,7 @@ def step_record(run: RunContext, plan: StepPlan, action: StepAction, outcome, *,
     gated = outcome.gate
     verdict = gated.verdict if gated else None
     patches = outcome.reflect.patches
+    race = getattr(outcome, "race", None)
     return StepRecord(
         step=plan.step, epoch=plan.epoch, step_in_epoch=plan.index + 1, action=action,
         edit_budget=outcome.select.budget if outcome.select and outcome.select.budget is not None else (plan.told if plan.told is not None and run.policy.uses_budget else -1),
@@ -86,6 +87,8 @@ def step_record(run: RunContext, plan: StepPlan, action: StepAction, outcome, *,
         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
         optimizer_prompt_tokens=usage.role("optimizer").prompt_tokens, calls=usage.calls, cost_usd=round(usage.cost_usd, 8),
         timing=dict(outcome.timing), wall_time_s=round(sum(outcome.timing.values()), 3), notes=outcome.notes,
+        proposals=getattr(outcome, "proposals", 1), raced=len(race.entrants) if race else 0,
+        race_winner=race.won.proposal if race else 0,
     )
 
 
@@ -120,6 +123,9 @@ def step_line(rec: StepRecord, total_steps: int, outcome) -> str:
         f"(B={rec.edit_budget}) · {rec.calls} calls, {rec.prompt_tokens + rec.completion_tokens} tok"
         + (f", ${rec.cost_usd:.4f}" if rec.cost_usd else "")
     )
+    race = getattr(outcome, "race", None)
+    if race is not None:
+        line += "\n  " + race_line(race)
     if rec.rollout_errors:
         line += f"\n  [yellow]{rec.rollout_errors} of {rec.rollout_n} train rollouts got no answer; left out of reflection[/yellow]"
     if rec.reflect_failure_reasons:
@@ -127,6 +133,15 @@ def step_line(rec: StepRecord, total_steps: int, outcome) -> str:
     if rec.reflect_missing:
         line += f"\n  [yellow]{rec.reflect_missing} analyst call(s) got no reply (provider errors); their trajectories were skipped[/yellow]"
     return line
+
+
+def race_line(race) -> str:
+    """``race of 3 proposals: p1 won (val 0.625); p0 0.500 (round 2), p2 refused`` for the step line."""
+    won = race.won
+    others = ", ".join(f"p{e.proposal} " + (f"{e.score:.3f} (round {e.round})" if e.round else "refused")
+                       for e in race.losers)
+    return (f"race of {len(race.entrants)} proposals: p{won.proposal} won (val {won.score:.3f} on {won.items} items)"
+            + (f"; {others}" if others else ""))
 
 
 def load_history(rundir: RunDir) -> list[dict[str, Any]]:

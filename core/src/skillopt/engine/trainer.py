@@ -36,6 +36,7 @@ from skillopt.engine.step import StepOutcome, run_step
 from skillopt.engine.subsets import subset
 from skillopt.engine import reporting
 from skillopt.engine.pool import Search
+from skillopt.engine.proposals import record_losers
 from skillopt.engine import summary as summaries
 from skillopt.engine import saved_run
 from skillopt.engine.stages.final_eval import final_eval
@@ -281,6 +282,7 @@ class Trainer:
         if outcome.select is not None and outcome.select.lr_decision:
             reporting.append_lr_decision(self.rundir, plan.step, outcome.select.lr_decision)
         remember_rejection(run, plan.step, parent_hash, outcome)
+        record_losers(run, plan.step, parent_hash, outcome.race)
         self.state.last_completed_step = plan.step
         self.save_state()
         self.observers.step_finished(self.run_info, record)
