@@ -15,7 +15,7 @@ import attrs
 from skillopt.calls.ledger import LedgerTotals
 from skillopt.records import StepAction
 
-__all__ = ["EXIT_CODES", "ConfigChange", "GateInfo", "Lift", "RunStatus", "RunSummary", "SeedRun", "SeedsSummary", "SplitScore", "StepAction",
+__all__ = ["EXIT_CODES", "ConfigChange", "FinalPick", "GateInfo", "Lift", "RunStatus", "RunSummary", "SeedRun", "SeedsSummary", "SplitScore", "StepAction",
            "ValSummary"]
 
 
@@ -131,6 +131,31 @@ class GateInfo:
 
 
 @attrs.frozen(kw_only=True)
+class FinalPick:
+    """How the final (best) skill was picked among the skills the search kept
+    (``search.select``, ``evaluation.selection_split``)."""
+
+    #: ``best``, ``smallest`` or ``weighted`` (``search.select``)
+    rule: str
+    #: ``selection``: a split no gate decision used; ``val``: the gate's own items (no selection split)
+    split: str
+    #: items of that split
+    n_items: int
+    #: kept skills it chose among
+    finalists: int
+    #: kept skills on the front of ``search.objectives``
+    on_front: int
+    #: the picked skill's origin (``step_NNNN`` …)
+    origin: str
+    #: its objectives on ``split`` (``accuracy``, ``skill_tokens``, ``rollout_tokens``)
+    objectives: dict[str, float]
+    #: its val gate score, as the gate measured it
+    val_score: float
+    #: why it was picked, one line
+    reason: str = ""
+
+
+@attrs.frozen(kw_only=True)
 class RunSummary:
     """``summary.json``: how a run ended and what it produced."""
 
@@ -192,6 +217,8 @@ class RunSummary:
     config: dict[str, Any] = attrs.field(factory=dict)
     #: local time the summary was written, ``%Y-%m-%dT%H:%M:%S%z``
     finished_at: str = ""
+    #: how the final skill was picked among the kept ones; None when the best gate score simply won
+    selection: FinalPick | None = None
 
     @property
     def exit_code(self) -> int:

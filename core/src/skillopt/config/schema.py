@@ -133,6 +133,11 @@ class EvaluationConfig:
     sel_env_num: int = attrs.field(default=0, validator=_at_least(0))
     test_env_num: int = attrs.field(default=0, validator=_at_least(0))
     eval_test: bool = True
+    #: a split no gate decision uses, on which the final skill is picked among the kept ones: '' (none: the best
+    #: gate score wins), ``carved`` (``selection_items`` val items, seeded, taken out of the gate's) or an items file
+    selection_split: str = ""
+    #: items of the selection split (0 = a third of val when carved; all of a given file)
+    selection_items: int = attrs.field(default=0, validator=_at_least(0))
 
 
 @attrs.frozen(kw_only=True)

@@ -28,11 +28,14 @@ from skillopt.engine.state import TrainState, adopt_best, adopt_current, current
 class Search:
     """The kept skills of one run under one strategy."""
 
-    def __init__(self, strategy: Strategy, rundir: RunDir, *, seed: int):
+    def __init__(self, strategy: Strategy, rundir: RunDir, *, seed: int, picks_final: bool = False):
         self.strategy = strategy
         self.rundir = rundir
         #: ``train.seed``: each step's parent is drawn with a seed derived from it
         self.seed = seed
+        #: the final skill is picked among the kept ones (``search.select``, ``evaluation.selection_split``):
+        #: a single-skill search then remembers every skill it kept (its lineage)
+        self.picks_final = picks_final
 
     @property
     def keeps_pool(self) -> bool:
@@ -45,12 +48,18 @@ class Search:
     def skill_of(self, member: PoolMember) -> str:
         return read_skill(self.rundir, member.path, member.skill_hash)
 
+    def finalists(self, state: TrainState) -> tuple[PoolMember, ...]:
+        """The skills the final pick chooses among: a pool's members, hill's lineage."""
+        return tuple(state.pool) if self.keeps_pool else tuple(state.lineage)
+
     # ------------------------------------------------------------------ the step loop
 
     def begin(self, run: RunContext, state: TrainState, initial: str, path: Path) -> None:
         """The initial skill (already the current one) as the first kept skill."""
         if self.keeps_pool:
             state.pool = [search.member(run, initial, self.relative(path), "initial_skill", step=0)]
+        elif self.picks_final:
+            state.lineage = [search.member(run, initial, self.relative(path), "initial_skill", step=0)]
 
     def parent(self, state: TrainState, plan: StepPlan, current: str) -> str:
         """The skill step ``plan`` branches from: the current one, or the member the
@@ -67,6 +76,8 @@ class Search:
         run's current skill after it (hill: the child; a pool: its leader)."""
         if not self.keeps_pool:
             adopt_current(self.rundir, state, skill, score, origin, path)
+            if self.picks_final:
+                state.lineage.append(search.member(run, skill, self.relative(path), origin, step=step, parent_hash=parent_hash))
             return skill
         self.rundir.write_skill(path, skill)
         child = search.member(run, skill, self.relative(path), origin, step=step, parent_hash=parent_hash)

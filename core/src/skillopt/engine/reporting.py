@@ -37,7 +37,9 @@ def baseline_line(run: RunContext, state, ledger, missing: dict[str, str]) -> st
     e = run.cfg.evaluation
     n = len(run.data.val)
     scored = f"{n - len(missing)} of {n}" if missing else f"{n}"
-    text = f"baseline val {e.gate_metric} {state.baseline_score or 0.0:.3f} on {scored} items; {run.data.total_steps} steps planned"
+    held = (f" ({len(run.data.selection)} more held out as the selection split: no gate decision uses them)"
+            if run.data.selection else "")
+    text = f"baseline val {e.gate_metric} {state.baseline_score or 0.0:.3f} on {scored} items{held}; {run.data.total_steps} steps planned"
     if missing:
         reasons = Counter(r[:80] for r in missing.values())
         text += (f"\n[yellow]warning:[/yellow] {len(missing)} of {n} val items got no answer "

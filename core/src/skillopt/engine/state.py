@@ -44,6 +44,9 @@ class TrainState:
     total_steps: int = 0
     #: the skills a pool strategy keeps (``search.strategy``; empty for ``hill``)
     pool: list[PoolMember] = attrs.field(factory=list)
+    #: every skill a single-skill search (``hill``) kept, in order, when the final skill is picked among them
+    #: (``search.select`` other than ``best``, or ``evaluation.selection_split``); empty otherwise
+    lineage: list[PoolMember] = attrs.field(factory=list)
 
 
 def adopt_current(rundir: RunDir, state: TrainState, skill: str, score: float, origin: str, path: Path) -> None:

@@ -39,6 +39,7 @@ from skillopt.engine.pool import Search
 from skillopt.engine.proposals import record_losers
 from skillopt.engine import summary as summaries
 from skillopt.engine import saved_run
+from skillopt.engine import selection
 from skillopt.engine.stages.final_eval import final_eval
 from skillopt.engine.stages.gate import gate
 from skillopt.engine.stages.meta_skill import meta_skill
@@ -81,7 +82,8 @@ class Trainer:
         from skillopt.registry import get
 
         #: the kept skills and which one each step branches from (``search.strategy``)
-        self.search = Search(get("strategies", cfg.search.strategy).obj(cfg.search), self.rundir, seed=cfg.train.seed)
+        self.search = Search(get("strategies", cfg.search.strategy).obj(cfg.search), self.rundir, seed=cfg.train.seed,
+                             picks_final=selection.active(cfg))
         #: baseline val items that got no answer (left out of its score, retried later)
         self.baseline_missing: dict[str, str] = {}
         self._started = time.monotonic()
@@ -101,11 +103,12 @@ class Trainer:
         if not val:
             raise ConfigError("the val split is empty; the gate needs validation items")
         val = subset(val, self.cfg.evaluation.sel_env_num, self.cfg.train.seed)
+        val, held_out = selection.carve(self.env, val, self.cfg.evaluation, self.cfg.train.seed)
         spe = steps_per_epoch(len(train), self.cfg.train)
         schedule = self.cfg.train.num_epochs * spe
         total = min(schedule, self.cfg.train.max_steps) if self.cfg.train.max_steps else schedule
         data = RunData(train=tuple(train), val=tuple(val), index={t.id: t for t in [*train, *val]},
-                       steps_per_epoch=spe, schedule_steps=schedule, total_steps=total)
+                       steps_per_epoch=spe, schedule_steps=schedule, total_steps=total, selection=tuple(held_out))
         rejected, gate_ctx, ledger = rejected_for_run(self.cfg, self.env, self.rundir.root, [t.id for t in val],
                                                       fresh=not self.rundir.state.exists())
         return RunContext(cfg=self.cfg, env=self.env, target=self.target, optimizer=self.optimizer, policy=self.policy,
@@ -337,17 +340,34 @@ class Trainer:
 
     # ------------------------------------------------------------------ end
 
+    def pick_final(self, run: RunContext):
+        """The final skill among the kept ones, by ``search.select`` (on the selection
+        split when there is one); it becomes the best skill."""
+        self.ledger.scope = "selection"
+        where = f"the selection split ({len(run.data.selection)} items)" if run.data.selection else "val"
+        run.reporter.phase(f"final pick on {where}")
+        picked = selection.pick_final(run, self.search.finalists(self.state), self.search.skill_of)
+        chosen = picked.picked
+        if chosen.skill_hash != self.state.best_hash:
+            skill = saved_run.read_skill(self.rundir, chosen.path, chosen.skill_hash)
+            self.set_best(skill, chosen.val_score, chosen.step, chosen.origin)
+            self.save_state()
+        return picked
+
     def finish(self, run: RunContext, current: str | None, stopped) -> RunSummary:
         """``final_eval`` (when the run got to its end), then the status, ``summary.json``
         and the final line."""
         st = self.state
-        final = None
+        final = picked = None
+        if stopped is None and current is not None and selection.active(self.cfg):
+            picked = self.pick_final(run)
         if stopped is None and current is not None and self.cfg.evaluation.eval_test:
             self.ledger.scope = "final"
             run.reporter.phase("final evaluation")
             best = saved_run.best_skill(self.rundir, st)
             initial = saved_run.initial_skill(self.rundir, st)
-            final = final_eval(run, self.current(current), initial=initial, best=best, best_score=st.best_score)
+            final = final_eval(run, self.current(current), initial=initial, best=best, best_score=st.best_score,
+                               promotion=picked is None)
             if final.promote_final:
                 self.set_best(current, final.final_val_score, st.last_completed_step, "final_promoted")
         history = reporting.step_entries(reporting.load_history(self.rundir))
@@ -359,6 +379,7 @@ class Trainer:
         summary = summaries.build_summary(
             cfg=self.cfg, env_name=self.env.name, root=self.rundir.root, best_skill=self.rundir.best_skill, gate=self.gate,
             data=run.data, state=st, history=history, final=final, totals=totals, ending=ending, config_data=self.config_data,
+            picked=picked,
         )
         write_json(self.rundir.summary, to_data(summary))
         self.reporter.line(summaries.final_line(summary))

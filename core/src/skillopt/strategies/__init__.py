@@ -46,6 +46,9 @@ class PoolMember:
     parent_hash: str = ""
     #: the step that produced it (0 = the initial skill)
     step: int = 0
+    #: what it is measured on (``search.objectives``): ``accuracy`` (= ``score``), ``skill_tokens`` (its length,
+    #: estimated), ``rollout_tokens`` (the target's mean tokens per val rollout); {} in pools saved by older versions
+    objectives: dict[str, float] = attrs.field(factory=dict)
 
 
 class Strategy(abc.ABC):

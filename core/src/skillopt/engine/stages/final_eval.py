@@ -26,10 +26,15 @@ from skillopt.engine.subsets import subset
 STAGE = "final_eval"
 
 
-def final_eval(run: RunContext, current: Current, *, initial: str, best: str, best_score: float) -> FinalEvalResult:
+def final_eval(run: RunContext, current: Current, *, initial: str, best: str, best_score: float,
+               promotion: bool = True) -> FinalEvalResult:
+    """``promotion=False``: the best skill was picked on a selection split (see
+    :mod:`skillopt.engine.selection`), so a final skill with a higher val score does not
+    replace it."""
     cfg = run.cfg
     folder = run.rundir.root / STAGE
-    key = hashlib.sha256(f"{current.skill_hash}\x1f{skill_hash(initial)}\x1f{skill_hash(best)}\x1f{best_score}".encode()).hexdigest()[:20]
+    ident = f"{current.skill_hash}\x1f{skill_hash(initial)}\x1f{skill_hash(best)}\x1f{best_score}" + ("" if promotion else "\x1fpicked")
+    key = hashlib.sha256(ident.encode()).hexdigest()[:20]
 
     def compute() -> FinalEvalResult:
         tasks = subset(run.env.tasks("test"), cfg.evaluation.test_env_num, cfg.train.seed)
@@ -51,7 +56,7 @@ def final_eval(run: RunContext, current: Current, *, initial: str, best: str, be
             initial_val = pool.submit(run.evaluate_val, initial, run.rundir.root / "gate_baseline", "val: initial skill", stage=STAGE)
             final_val = run.evaluate_val(current.skill, folder / "val_final", "val: final skill", stage=STAGE)
             final_score = run.gate.score(final_val)
-            promote = current.skill_hash != skill_hash(best) and final_score > best_score
+            promote = promotion and current.skill_hash != skill_hash(best) and final_score > best_score
             chosen_best = current.skill if promote else best
             jobs = {"initial": initial_test, "best": on_test(pool, "best", chosen_best), "final": on_test(pool, "final", current.skill)}
             done = {name: job.result() for name, job in jobs.items()}
