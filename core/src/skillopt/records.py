@@ -545,7 +545,7 @@ class StepRecord:
     proposals: int = 1
     #: distinct candidates raced on val before the gate (0 = no race)
     raced: int = 0
-    #: the proposal that won the race and went to the gate (0 without a race)
+    #: the proposal whose candidate went to the gate (the race's winner; 0 with one proposal)
     race_winner: int = 0
 
 

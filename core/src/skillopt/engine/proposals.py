@@ -43,8 +43,8 @@ class Proposal:
 @attrs.frozen(kw_only=True)
 class Proposed:
     """A step's proposals and what became of them: the winner's records (as a single
-    proposal's would be), the race (None when fewer than two distinct candidates were
-    left), or the skip when no proposal changed the skill."""
+    proposal's would be), the race (one entrant, unscored, when only one distinct
+    candidate was left), or the skip when no proposal changed the skill."""
 
     merge: MergeResult | None = None
     select: SelectResult | None = None
@@ -104,13 +104,10 @@ def propose(run: RunContext, plan: StepPlan, current: Current, reflected: Reflec
         first = made[0]
         action = StepAction.SKIP_NO_CHANGE if run.policy.edits_skill else StepAction.SKIP_NO_REWRITE
         return Proposed(merge=first.merge, select=first.select, apply=first.apply, skip=action, proposals=len(made))
-    raced = None
-    winner = distinct[0]
-    if len(distinct) > 1:
-        entries = [(p.number, p.apply.candidate, tuple(r.edit for r in p.apply.results if r.status == "applied"))
-                   for p in distinct]
-        raced = race(run, run.step_dir(plan) / "race", current, entries, current_folder=run.step_dir(plan) / "gate" / "current")
-        winner = distinct[raced.winner]
+    entries = [(p.number, p.group, p.apply.candidate, tuple(r.edit for r in p.apply.results if r.status == "applied"))
+               for p in distinct]
+    raced = race(run, run.step_dir(plan) / "race", current, entries, current_folder=run.step_dir(plan) / "gate" / "current")
+    winner = distinct[raced.winner]
     return Proposed(merge=winner.merge, select=winner.select, apply=winner.apply, race=raced, proposals=len(made))
 
 

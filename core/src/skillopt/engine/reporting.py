@@ -89,7 +89,7 @@ def step_record(run: RunContext, plan: StepPlan, action: StepAction, outcome, *,
         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
         optimizer_prompt_tokens=usage.role("optimizer").prompt_tokens, calls=usage.calls, cost_usd=round(usage.cost_usd, 8),
         timing=dict(outcome.timing), wall_time_s=round(sum(outcome.timing.values()), 3), notes=outcome.notes,
-        proposals=getattr(outcome, "proposals", 1), raced=len(race.entrants) if race else 0,
+        proposals=getattr(outcome, "proposals", 1), raced=len(race.entrants) if race and len(race.entrants) > 1 else 0,
         race_winner=race.won.proposal if race else 0,
     )
 
@@ -126,7 +126,7 @@ def step_line(rec: StepRecord, total_steps: int, outcome) -> str:
         + (f", ${rec.cost_usd:.4f}" if rec.cost_usd else "")
     )
     race = getattr(outcome, "race", None)
-    if race is not None:
+    if race is not None and len(race.entrants) > 1:
         line += "\n  " + race_line(race)
     if rec.rollout_errors:
         line += f"\n  [yellow]{rec.rollout_errors} of {rec.rollout_n} train rollouts got no answer; left out of reflection[/yellow]"

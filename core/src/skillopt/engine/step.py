@@ -54,7 +54,7 @@ class StepOutcome:
     timing: dict[str, float] = attrs.field(factory=dict)
     #: proposals the step made (``search.proposals``; 1 = the paper's single candidate)
     proposals: int = 1
-    #: the race of its distinct candidates (None with fewer than two)
+    #: the race of its distinct candidates (several proposals only; one entrant = no race)
     race: RaceResult | None = None
 
     @property

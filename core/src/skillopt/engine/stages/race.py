@@ -36,8 +36,10 @@ STAGE = "race"
 class Entrant:
     """One proposal's candidate in the race."""
 
-    #: the proposal's number in the step (0-based, in the sampler's order)
+    #: the proposal's number in the step (0-based, in the sampler's order): its ``proposals/pN`` folder
     proposal: int
+    #: the merge it came from: its ``proposals/gN`` folder
+    group: int = 0
     skill_hash: str
     #: the edits the candidate applied
     edits: tuple[Edit, ...] = ()
@@ -78,11 +80,14 @@ def refusal(run: RunContext, current: Current, candidate: str) -> str:
     return f"refused: rejected before (run {before.run}, step {before.step})" if before is not None else ""
 
 
-def race(run: RunContext, folder: Path, current: Current, candidates: list[tuple[int, str, tuple[Edit, ...]]], *,
+def race(run: RunContext, folder: Path, current: Current, entries: list[tuple[int, int, str, tuple[Edit, ...]]], *,
          current_folder: Path) -> RaceResult:
-    """Race ``candidates`` ((proposal number, skill, edits), distinct skills) and pick the
-    winner; candidate ``i``'s val rollouts are kept in ``folder/p<proposal>``."""
+    """Race ``entries`` ((proposal number, group, skill, edits), distinct skills) and pick
+    the winner; a candidate's val rollouts are kept in ``folder/p<proposal>``. A single
+    entry wins unscored (the gate scores it)."""
     e = run.cfg.evaluation
+    candidates = [(n, skill, edits) for n, _, skill, edits in entries]
+    groups = [g for _, g, _, _ in entries]
     ident = "\x1f".join([current.skill_hash, *(f"{n}:{skill_hash(s)}" for n, s, _ in candidates), run.gate.name, str(e)])
     key = hashlib.sha256(ident.encode()).hexdigest()[:20]
 
@@ -91,7 +96,10 @@ def race(run: RunContext, folder: Path, current: Current, candidates: list[tuple
         sequential = bool(getattr(run.gate, "sequential", False))
         rounds = [*(race_plan(run, e) if sequential else []), val]
         repeats = e.gate_repeats
-        entrants = {i: Entrant(proposal=n, skill_hash=skill_hash(s), edits=edits) for i, (n, s, edits) in enumerate(candidates)}
+        entrants = {i: Entrant(proposal=n, group=groups[i], skill_hash=skill_hash(s), edits=edits)
+                    for i, (n, s, edits) in enumerate(candidates)}
+        if len(candidates) == 1:
+            return RaceResult(entrants=(entrants[0],), winner=0)
         live = []
         for i, (_, skill, _) in enumerate(candidates):
             why = refusal(run, current, skill)
