@@ -6,8 +6,12 @@ the gate against the current skill. The candidates run in the gate's race rounds
 once per item (the gate's first-pass repeats). After each round the leader (best gate
 score on the round's items; the earlier proposal on ties) is compared with every other
 candidate by the gate itself, paired item by item: a candidate the leader beats, or (in
-an early round) one the gate would already reject against the current skill, is out.
-The race ends when one candidate is left or every item is scored; the leader is the
+an early round) one the gate would already reject against the current skill, is out,
+and of the rest only the better half goes on to the next round (successive halving: the
+race spends its rollouts on the candidates still likely to win). The race ends when one
+candidate is left, when even the leader is behind the current skill (the gate would
+reject it on the same items: nothing more is paid), or when every item is scored; the
+leader is the
 winner and goes to the gate like a single proposal (its val rollouts are reused, so
 nothing is paid twice). Each candidate's effect (its score minus the current skill's
 on the items it was scored on) is kept, and the losers go to the rejected-edit ledger.
@@ -16,6 +20,7 @@ on the items it was scored on) is kept, and the losers go to the rejected-edit l
 from __future__ import annotations
 
 import hashlib
+import math
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -129,6 +134,14 @@ def race(run: RunContext, folder: Path, current: Current, entries: list[tuple[in
                 if why:
                     entrants[i] = attrs.evolve(entrants[i], out=why)
                     live.remove(i)
+            if sequential and not last and futile(run, paired[leader], look):
+                break  # the leader is already behind the current skill: the gate rejects it on this evidence, unpaid
+            if not last:  # successive halving: the better half goes on (the earlier proposal on ties)
+                ranked = sorted(live, key=lambda i: (-score[i], i))
+                for i in ranked[max(1, math.ceil(len(ranked) / 2)):]:
+                    entrants[i] = attrs.evolve(entrants[i], out=f"in the lower half after {len(items)} items "
+                                                                  f"({score[i]:.3f}; p{candidates[leader][0]} {score[leader]:.3f})")
+                    live.remove(i)
             if len(live) == 1:
                 break
         top = candidates[leader][0]
@@ -157,6 +170,12 @@ def evaluate_round(run: RunContext, folder: Path, candidates, live: list[int], i
         return {i: job.result() for i, job in jobs.items()}
 
 
+def futile(run: RunContext, against_current: tuple, look: Look) -> bool:
+    """The gate would reject this candidate against the current skill on this round's items."""
+    cur_p, cand_p, _ = against_current
+    return bool(cur_p.n) and run.gate.decide(cur_p, cand_p, look).action is GateAction.REJECT
+
+
 def knocked_out(run: RunContext, mine: Evaluation, leader: Evaluation, against_current: tuple, look: Look,
                 sequential: bool, leader_number: int) -> str:
     """Why a candidate leaves the race this round ('' = it stays): the gate, given the
@@ -168,8 +187,6 @@ def knocked_out(run: RunContext, mine: Evaluation, leader: Evaluation, against_c
         if verdict.accepted:
             return f"beaten by p{leader_number} on {verdict.n_items} items ({verdict.reason})"
     cur_p, cand_p, _ = against_current
-    if sequential and not look.last and cur_p.n:
-        verdict = run.gate.decide(cur_p, cand_p, look)
-        if verdict.action is GateAction.REJECT:
-            return f"behind the current skill on {verdict.n_items} items ({verdict.reason})"
+    if sequential and not look.last and futile(run, against_current, look):
+        return f"behind the current skill on {cur_p.n} items ({run.gate.decide(cur_p, cand_p, look).reason})"
     return ""
