@@ -303,6 +303,8 @@ def report(rows: list[dict]) -> dict:
                 "target_calls_mean": round(statistics.mean(r["target_calls"] for _, r in runs)),
                 "optimizer_calls_mean": round(statistics.mean(r["optimizer_calls"] for _, r in runs)),
                 "accepts_mean": round(statistics.mean(r["accepts"] for _, r in runs), 2),
+                # the best skill's val score as the run measured it, minus its true val accuracy
+                "val_optimism_at_end": round(statistics.mean(r["curve"][-1][3] - r["curve"][-1][1] for _, r in runs), 4),
             }
             table[method].update(cost_breakdown([r for _, r in runs]))
             curves[method] = [round(statistics.mean(at_budget(r["curve"], g)[1] for _, r in runs), 4) for g in grid]
