@@ -47,19 +47,23 @@ def runs(ctx: typer.Context, runs_dir: RunsDirOpt = None, as_json: JsonOpt = Fal
     from rich.table import Table
 
     from skillopt.cli.output import stderr_console
+    from skillopt.richtext import literal
 
     rows = _index(runs_dir).listing()
     if as_json:
         print_json(rows)
         return
     table = Table(title=f"{len(rows)} runs")
-    for column in ("run", "env", "status", "steps", "val base → best", "test init → best", "cost"):
-        table.add_column(column)
+    # the id is what `export`, `blame` and `runs show` take: always whole, on one line;
+    # the other columns wrap to make room on a narrow terminal
+    table.add_column("run", no_wrap=True, min_width=max((len(r["id"]) for r in rows), default=3))
+    for column in ("env", "status", "steps", "val base → best", "test init → best", "cost"):
+        table.add_column(column, overflow="fold")
     for r in rows:
         steps = f"{r['steps_done'] or 0}" + (f"/{r['steps_planned']}" if r["steps_planned"] else "")
         cost = "–" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}"
-        table.add_row(r["id"], r["env"], r["status"], steps, f"{_num(r['baseline_val'])} → {_num(r['best_val'])}",
-                      f"{_num(r['test_initial'])} → {_num(r['test_best'])}", cost)
+        table.add_row(literal(r["id"]), literal(r["env"]), literal(r["status"]), steps,
+                      f"{_num(r['baseline_val'])} → {_num(r['best_val'])}", f"{_num(r['test_initial'])} → {_num(r['test_best'])}", cost)
     stderr_console().print(table)
 
 
@@ -67,6 +71,8 @@ def runs(ctx: typer.Context, runs_dir: RunsDirOpt = None, as_json: JsonOpt = Fal
 def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> None:
     """One run: overview and each step's decision."""
     from rich.table import Table
+
+    from rich.text import Text
 
     from skillopt.cli.output import stderr_console
     from skillopt.ui.runs import detail
@@ -78,7 +84,7 @@ def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> 
         return
     o = data["overview"]
     console = stderr_console()
-    console.print(f"[bold]{run_id}[/bold]  {o['env']}  {o['status']}  {path}", soft_wrap=True)
+    console.print(Text.assemble((run_id, "bold"), f"  {o['env']}  {o['status']}  {path}"), soft_wrap=True)
     table = Table()
     for column in ("step", "epoch", "action", "edits applied/selected", "B", "train", "cand val", "current", "tokens", "cost"):
         table.add_column(column)
