@@ -55,9 +55,18 @@ def test_a_run_is_logged_with_params_metrics_and_artifacts_and_a_resume_adds_not
     summary = json.loads((out / "summary.json").read_text())
     assert logged.data.metrics["test_best_hard"] == summary["test"]["best"]["hard"]
     assert logged.data.metrics["val_baseline"] == summary["val"]["baseline_gate_score"]
+    # the initial skill's scores sit at step 0 (the chart starts where training starts)
+    assert [(m.step, m.value) for m in client.get_metric_history(run_id, "val_baseline")] == \
+        [(0, summary["val"]["baseline_gate_score"])]
+    assert [(m.step, m.value) for m in client.get_metric_history(run_id, "test_initial_hard")] == \
+        [(0, summary["test"]["initial"]["hard"])]
+    assert [m.step for m in client.get_metric_history(run_id, "test_best_hard")] == [history[-1]["step"]]
     top = {a.path for a in client.list_artifacts(run_id)}
     assert {"summary.json", "history.json", "best_skill.md", "skills"} <= top
-    assert {a.path for a in client.list_artifacts(run_id, "skills")} == {f"skills/skill_v{h['step']:04d}.md" for h in history}
+    assert {a.path for a in client.list_artifacts(run_id, "skills")} == \
+        {"skills/skill_v0000.md"} | {f"skills/skill_v{h['step']:04d}.md" for h in history}  # the initial skill too
+    initial = client.download_artifacts(run_id, "skills/skill_v0000.md", str(tmp_path / "initial"))
+    assert open(initial, encoding="utf-8").read() == (out / "skills" / "skill_v0000.md").read_text()
     local = client.download_artifacts(run_id, "best_skill.md", str(tmp_path / "download"))
     assert open(local, encoding="utf-8").read() == (out / "best_skill.md").read_text()
 
