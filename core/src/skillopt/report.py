@@ -43,7 +43,9 @@ def set_reporter(reporter: Reporter | None) -> Reporter | None:
 
 
 def say(message: str, *, level: str = "info") -> None:
-    """Tell the person running SkillOpt something (stderr; never stdout). Secrets are masked."""
+    """Tell the person running SkillOpt something (stderr; never stdout). Secrets are masked.
+    Style tags (``[bold]``, ``[yellow]``, ``[red]``, ``[green]``, ``[dim]``, ``[italic]``)
+    render; every other bracket prints as written (``pip install 'pkg[extra]'``)."""
     (_reporter or _stderr)(message, level)
 
 
