@@ -13,7 +13,8 @@ app = typer.Typer(help="Manage stored API keys (env vars take precedence).", no_
 
 @app.command("set")
 def set_(
-    name: Annotated[str, typer.Argument(help="Provider whose key it is: openai, anthropic, azure-openai, openai-compatible (what the installed backends read).")],
+    name: Annotated[str, typer.Argument(
+        help="Provider whose key it is: openai, anthropic, azure-openai, openai-compatible (what the installed backends read).")],
     value: Annotated[str | None, typer.Option("--value", help="The key (prompted, hidden, when omitted).")] = None,
 ) -> None:
     """Store a key (refused for a name no installed backend reads, or an empty key)."""

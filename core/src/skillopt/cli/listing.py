@@ -123,5 +123,6 @@ def plugins(as_json: JsonOpt = False, load: LoadOpt = False) -> None:
     for col in ("kind", "name", "aliases", "distribution", "version", "status"):
         table.add_column(col)
     for r in rows:
-        table.add_row(*(literal(cell) for cell in (r["kind"], r["name"], ", ".join(r["aliases"]), r["distribution"], r["version"], r["status"])))
+        cells = (r["kind"], r["name"], ", ".join(r["aliases"]), r["distribution"], r["version"], r["status"])
+        table.add_row(*(literal(cell) for cell in cells))
     Console().print(table)

@@ -13,7 +13,8 @@ app = typer.Typer(help="List runs, show one, diff its skill versions.", no_args_
 
 RunsDirOpt = Annotated[list[Path] | None, typer.Option("--runs-dir", help="Folder of run directories (repeatable). Default: the user data dir's runs.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output on stdout.")]
-RunArg = Annotated[str, typer.Argument(metavar="RUN", help="Run id (its directory name, as `skillopt runs` lists it) or a run directory path.")]
+RunArg = Annotated[str, typer.Argument(
+    metavar="RUN", help="Run id (its directory name, as `skillopt runs` lists it) or a run directory path.")]
 
 
 def _index(runs_dir: list[Path] | None):
