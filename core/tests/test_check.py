@@ -66,3 +66,12 @@ def test_an_empty_split_is_reported(run_cli, toy_registered):
     result = run_cli(*BASE, "--no-call", "--set", "env.n_val=0")
     checks = {c["name"]: c for c in json.loads(result.stdout)}
     assert result.exit_code == 1 and not checks["env data"]["ok"] and "val" in checks["env data"]["detail"]
+
+
+def test_the_data_source_is_said_once(run_cli, toy_registered):
+    """`check` reads the env's data for the data check and the estimate: one line saying
+    where the data comes from, not one per use."""
+    result = run_cli(*BASE, "--no-call")
+    assert result.exit_code == 0, result.output
+    said = [line for line in result.stderr.splitlines() if line.startswith("toy data:")]
+    assert len(said) == 1, result.stderr

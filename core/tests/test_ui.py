@@ -192,6 +192,26 @@ def test_the_runs_command_lists_shows_and_diffs(run_cli, run_root):
     assert missing.exit_code == 2 and "skillopt runs" in missing.output
 
 
+def test_the_runs_table_never_cuts_a_run_id_at_80_columns(run_cli, run_root, tmp_path, monkeypatch):
+    """The id is what `export`, `blame` and `runs show` take: whole, on one line, on an
+    80-column terminal (the other columns wrap instead)."""
+    import shutil
+
+    names = ["spreadsheet-20260510-101112", "searchqa-gpt-4o-paper-preset-seed-3"]
+    for name in names:
+        shutil.copytree(run_root / "toy-run", tmp_path / name)
+    monkeypatch.setenv("COLUMNS", "80")
+    listed = run_cli("runs", "--runs-dir", str(tmp_path))
+    assert listed.exit_code == 0, listed.output
+    lines = listed.stderr.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    for name in names:
+        assert any(name in line for line in lines), listed.stderr
+    monkeypatch.setenv("COLUMNS", "160")
+    wide = run_cli("runs", "--runs-dir", str(tmp_path)).stderr
+    assert "val base → best" in wide and all(any(f"│ {name} " in line for line in wide.splitlines()) for name in names)
+
+
 def test_a_steps_trajectories_failures_first_with_flips_and_conversations(served, run_root):
     _, port = served
     gate = json.loads((run_root / "toy-run" / "steps" / "step_0001" / "gate" / "result.json").read_text())["result"]

@@ -48,6 +48,9 @@ class Backend(abc.ABC):
     default_model: ClassVar[str] = ""
     #: env vars whose presence means "this provider is configured" (auto selection)
     credential_env_vars: ClassVar[tuple[str, ...]] = ()
+    #: the keys-file entry this backend reads its key from (``skillopt keys set NAME``);
+    #: '' = it reads no stored key. ``keys set`` accepts only names some backend declares.
+    key_name: ClassVar[str] = ""
     #: place in ``model.backend = "auto"`` selection (lower first; None = never chosen
     #: automatically): the first backend whose :meth:`configured` is true wins
     auto_priority: ClassVar[int | None] = None

@@ -54,7 +54,8 @@ class AzureOpenAIBackend(OpenAIChatBackend):
     name = "azure-openai"
     summary = "Azure OpenAI deployments (api key or Entra ID), endpoint + deployment + api-version"
     default_model = ""
-    key_spec = KeySpec(name="azure-openai", env_vars=("AZURE_OPENAI_API_KEY",))
+    key_name = "azure-openai"
+    key_spec = KeySpec(name=key_name, env_vars=("AZURE_OPENAI_API_KEY",))
     auto_priority = 20
     auto_reason = "AZURE_OPENAI_ENDPOINT and an Azure OpenAI credential found"
 

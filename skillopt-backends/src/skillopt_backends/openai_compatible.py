@@ -45,7 +45,8 @@ class OpenAICompatibleBackend(OpenAIChatBackend):
     name = "openai-compatible"
     summary = "any OpenAI-compatible server (vLLM, Ollama, llama.cpp server, LM Studio) by --base-url"
     default_model = ""
-    key_spec = KeySpec(name="openai-compatible", env_vars=("OPENAI_COMPATIBLE_API_KEY",))
+    key_name = "openai-compatible"
+    key_spec = KeySpec(name=key_name, env_vars=("OPENAI_COMPATIBLE_API_KEY",))
     reasoning_by_name = False
     auto_priority = 40
     auto_reason = f"{BASE_URL_ENV} is set"

@@ -10,8 +10,20 @@ from __future__ import annotations
 import sys
 
 import typer
+from typer.core import TyperGroup
 
 from skillopt.cli import blame_cmd, check_cmd, config_cmd, export_cmd, keys_cmd, listing, report_cmd, run_cmd, runs_cmd, ui_cmd
+
+class _LiteralHelpGroup(TyperGroup):
+    """The root command group: its tree's help texts (plugin commands' too) print every
+    bracket they hold (see :func:`skillopt.richtext.escape_help`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        from skillopt.richtext import escape_help
+
+        escape_help(self)
+
 
 def make_app(*, plugins: bool = True) -> typer.Typer:
     """A fresh ``skillopt`` app: the built-in commands plus (``plugins``) what the
@@ -23,6 +35,7 @@ def make_app(*, plugins: bool = True) -> typer.Typer:
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
+        cls=_LiteralHelpGroup,
     )
     root.command("run")(run_cmd.run)
     root.command("eval")(run_cmd.eval_)

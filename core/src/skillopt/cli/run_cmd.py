@@ -114,6 +114,7 @@ def eval_(
     model: ModelOpt = None,
     target_model: TgtModelOpt = None,
     base_url: BaseUrlOpt = None,
+    preset: PresetOpt = None,
     limit: LimitOpt = None,
     repeats: RepeatsOpt = 1,
     no_cache: NoCacheOpt = False,

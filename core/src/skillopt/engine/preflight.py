@@ -59,14 +59,22 @@ def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], ca
     if not checks[-1].ok:
         return checks
     cfg, env_cls = resolved["cfg"], resolved["env_cls"]
-
-    def env_data():
-        env = env_cls(cfg.env)
-        try:
-            sizes = {split: len(env.tasks(split)) for split in ("train", "val", "test")}
-            skill = env.initial_skill()
-        finally:
+    # one env for the data check and the estimate: an env says where its data comes from
+    # once per instance, and `check` should say it once
+    opened: list[Any] = []
+    try:
+        return _env_checks(checks, cfg, env_cls, opened, call)
+    finally:
+        for env in opened:
             env.close()
+
+
+def _env_checks(checks: list[Check], cfg, env_cls, opened: list[Any], call: bool) -> list[Check]:
+    def env_data():
+        opened.append(env_cls(cfg.env))
+        env = opened[0]
+        sizes = {split: len(env.tasks(split)) for split in ("train", "val", "test")}
+        skill = env.initial_skill()
         empty = [s for s, n in sizes.items() if n == 0]
         if empty:
             raise SkillOptError(f"no items in the {', '.join(empty)} split(s) of env {cfg.env.name}")
@@ -79,18 +87,14 @@ def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], ca
     backend_checks, backends = _backend_checks(cfg, call=call)
     checks.extend(backend_checks)
     if checks[1].ok:
-        checks.append(_timed("estimate", lambda: _estimate(cfg, env_cls, backends)))
+        checks.append(_timed("estimate", lambda: _estimate(cfg, opened[0], backends)))
     return checks
 
 
-def _estimate(cfg, env_cls, backends: dict[str, Any]):
+def _estimate(cfg, env, backends: dict[str, Any]):
     from skillopt.engine.estimate import describe, estimate, pricers_for
 
-    env = env_cls(cfg.env)
-    try:
-        found = estimate(cfg, env, pricers=pricers_for(cfg, backends))
-    finally:
-        env.close()
+    found = estimate(cfg, env, pricers=pricers_for(cfg, backends))
     return describe(found, cfg.budget.max_cost_usd), attrs.asdict(found)
 
 
