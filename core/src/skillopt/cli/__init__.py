@@ -17,7 +17,10 @@ def make_app(*, plugins: bool = True) -> typer.Typer:
     """A fresh ``skillopt`` app: the built-in commands plus (``plugins``) what the
     ``skillopt.commands`` plugins of the current plugin host attach. One app per
     invocation, so a command registered in one test never leaks into the next."""
+    from skillopt.cli.argv import UpstreamArgvGroup
+
     root = typer.Typer(
+        cls=UpstreamArgvGroup,
         name="skillopt",
         help="Train an agent's skill document like weights: rollout, reflect, edit, gate.",
         no_args_is_help=True,
