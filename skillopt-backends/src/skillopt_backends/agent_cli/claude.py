@@ -40,6 +40,12 @@ class ClaudeCliBackend(AgentCliBackend):
     schema_flag = "--json-schema"
     instructions_file = "CLAUDE.md"
 
+    @classmethod
+    def env_vars(cls, role: str, options: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+        """Upstream's variables: CLAUDE_CODE_EXEC_PATH (its agent harness), CLAUDE_CLI_BIN (its chat backend)."""
+        agent = options.get("mode") == "agent"
+        return {"options.path": (cls.path_env, *(("CLAUDE_CODE_EXEC_PATH",) if agent else ()), "CLAUDE_CLI_BIN")}
+
     def command(self, request: CompletionRequest, system: str, prompt: str) -> tuple[list[str], dict[str, str], str]:
         args = ["-p", "--output-format", "json"]
         files: dict[str, str] = {}
