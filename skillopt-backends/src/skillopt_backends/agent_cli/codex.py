@@ -90,7 +90,8 @@ class CodexCliBackend(AgentCliBackend):
         text: str | None = None
         usage: dict[str, Any] = {}
         errors: list[str] = []
-        for event in json_lines(result.stdout):
+        events = list(json_lines(result.stdout))
+        for event in events:
             kind = event.get("type")
             item = event.get("item") or {}
             if kind == "item.completed" and item.get("type") in MESSAGE_ITEMS:
@@ -118,7 +119,10 @@ class CodexCliBackend(AgentCliBackend):
             reasoning_tokens=as_int(usage.get("reasoning_output_tokens")),
         )
         model = self.model_name or "codex-cli-default"
+        from skillopt_backends.agent_cli.trace import codex_steps, trace_on
+
         return Completion(
+            trace=codex_steps(events) if trace_on(dict(self.settings.options), self.mode) else (),
             text=text,
             parsed=parsed,
             usage=counted,
