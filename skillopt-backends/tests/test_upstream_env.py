@@ -161,3 +161,21 @@ def test_minimax_region_table_and_forced_thinking():
 
     with pytest.raises(ConfigError, match="options.region must be one of global_en, cn_zh"):
         make(region="mars")
+
+
+def test_every_variable_in_env_example_is_read_by_a_backend():
+    import re
+    from pathlib import Path
+
+    from skillopt.registry import get_registry
+
+    example = (Path(__file__).resolve().parents[2] / ".env.example").read_text()
+    named = set(re.findall(r"^#?\s*(?:export\s+)?([A-Z][A-Z0-9_]+)=", example, re.MULTILINE))
+    read: set[str] = {"SKILLOPT_SLEEP_CHAT_EXTRA_BODY", "SKILLOPT_SLEEP_COMPAT_MAX_TOKENS"}  # skillopt sleep's (test_upstream_sleep)
+    for comp in get_registry().load_all("backends"):
+        cls = comp.obj
+        read |= set(getattr(getattr(cls, "key_spec", None), "env_vars", ()) or ())
+        for role in ("target", "optimizer"):
+            for options in ({}, {"mode": "agent"}, {"provider": "qwen"}, {"provider": "minimax"}):
+                read |= {name for names in cls.env_vars(role, options).values() for name in names}
+    assert named and named <= read, f"named in .env.example but read by no backend: {sorted(named - read)}"
