@@ -197,8 +197,10 @@ def test_every_legacy_flag_is_a_known_key():
 
 
 def test_an_unknown_key_is_refused_by_name():
-    with pytest.raises(ConfigError, match="upstream key 'model.brand_new_knob' has no SkillOpt equivalent"):
+    with pytest.raises(ConfigError, match="upstream key 'model.brand_new_knob' has no SkillOpt equivalent.*remove it"):
         translate({"model": {"brand_new_knob": 1}}, where="t.yaml")
+    with pytest.raises(ConfigError, match="did you mean 'model.minimax_region'"):
+        translate({"model": {"minimax_regoin": "cn_zh"}}, where="t.yaml")
     with pytest.raises(ConfigError, match="upstream section 'launcher'"):
         translate({"launcher": {"script": "x"}}, where="t.yaml")
 

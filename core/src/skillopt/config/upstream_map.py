@@ -130,7 +130,12 @@ def translate(data: dict[str, Any], *, where: str, explicit: frozenset[str] = fr
             _env_key(raw, key[4:], value, env_cls, notes, where)
             continue
         if rule is None:
-            raise ConfigError(f"{where}: upstream key '{key}' has no SkillOpt equivalent (see docs/upstream-configs.md)")
+            import difflib
+
+            close = difflib.get_close_matches(key, list(BY_KEY), n=1)
+            hint = f"did you mean '{close[0]}'? " if close else ""
+            raise ConfigError(f"{where}: upstream key '{key}' has no SkillOpt equivalent and is in no upstream release: "
+                              f"{hint}remove it, or see docs/upstream-configs.md for the keys")
         _apply(rule, key, value, raw, roles, notes, where, env_cls)
     _write_roles(raw, roles, flat, explicit)
     return raw, notes
