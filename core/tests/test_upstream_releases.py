@@ -6,7 +6,8 @@ maps (``skillopt/config.py``), and upstream PR #238's ``model.claude_trace_to_op
 each with the value upstream ships (or, for keys no shipped file sets, a typical one).
 FLAGS are the flags of every revision of ``scripts/train.py`` and ``scripts/eval_only.py``.
 The real files are read from ``../shared/reference/upstream-configs`` beside the
-repository when it is there (the test skips, saying so, when it is not).
+repository when it is there (the test skips, saying so, when it is not;
+``SKILLOPT_UPSTREAM_CONFIGS`` names another copy, e.g. for a git worktree).
 """
 
 from __future__ import annotations
