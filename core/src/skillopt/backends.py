@@ -77,6 +77,16 @@ class Backend(abc.ABC):
         """True when credentials for this backend are present in the environment."""
         return any(os.environ.get(var) for var in cls.credential_env_vars)
 
+    @classmethod
+    def env_vars(cls, role: str, options: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+        """The environment variables that fill this role's settings the config leaves
+        unset: ``{field: (names, most specific first)}``, a field being a
+        :class:`BackendSettings` field (``base_url``, ``model``, ``api_key``,
+        ``temperature``, ``timeout_s``, ``max_tokens`` …) or ``options.NAME``. The core
+        applies them in the order of :mod:`skillopt.config.environ` (config > role
+        variable > shared variable > ``.env``)."""
+        return {}
+
     @abc.abstractmethod
     def complete(self, request: CompletionRequest) -> Completion:
         """Run one request. Raise :class:`~skillopt.errors.BackendError` subclasses."""

@@ -130,6 +130,9 @@ class Completion:
     finish_reason: str = "stop"
     #: served from the call cache, not the provider (set by the client)
     cached: bool = False
+    #: an agent's steps before its reply (tool calls and their results, clipped), for backends that run an
+    #: agent (agent CLIs in agent mode); the engine puts them into the rollout's trajectory for reflection
+    trace: tuple[Turn, ...] = attrs.field(default=(), metadata=_NEW_FIELD)
 
 
 # --------------------------------------------------------------------------- tasks

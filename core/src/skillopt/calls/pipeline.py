@@ -240,12 +240,13 @@ def scrub_reply(completion: Completion) -> Completion:
     or shown to the optimizer: a provider that echoes a key ("Incorrect API key provided:
     sk-…") must not plant it in the run."""
     text = redact_text(completion.text)
-    if text == completion.text:
+    trace = tuple(attrs.evolve(t, content=redact_text(t.content)) for t in completion.trace)
+    if text == completion.text and trace == completion.trace:
         return completion
     from skillopt.redact import redact_data
 
     parsed = redact_data(completion.parsed) if completion.parsed is not None else None
-    return attrs.evolve(completion, text=text, parsed=parsed)
+    return attrs.evolve(completion, text=text, parsed=parsed, trace=trace)
 
 
 class StageClient:

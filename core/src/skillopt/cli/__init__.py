@@ -14,6 +14,7 @@ from typer.core import TyperGroup
 
 from skillopt.cli import blame_cmd, check_cmd, config_cmd, export_cmd, keys_cmd, listing, report_cmd, run_cmd, runs_cmd, ui_cmd
 
+
 class _LiteralHelpGroup(TyperGroup):
     """The root command group: its tree's help texts (plugin commands' too) print every
     bracket they hold (see :func:`skillopt.richtext.escape_help`)."""
@@ -25,11 +26,34 @@ class _LiteralHelpGroup(TyperGroup):
         escape_help(self)
 
 
+def _root(
+    no_dotenv: bool = typer.Option(False, "--no-dotenv", help="Do not read ./.env (variables for providers and backends)."),
+) -> None:
+    """Train an agent's skill document like weights: rollout, reflect, edit, gate."""
+    import os
+
+    if no_dotenv or os.environ.get("SKILLOPT_NO_DOTENV", "") not in ("", "0"):
+        return
+    from pathlib import Path
+
+    from skillopt.cli.output import fail
+    from skillopt.config.environ import load_dotenv
+    from skillopt.errors import ConfigError
+
+    try:
+        load_dotenv(Path.cwd() / ".env")
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+
+
 def make_app(*, plugins: bool = True) -> typer.Typer:
     """A fresh ``skillopt`` app: the built-in commands plus (``plugins``) what the
     ``skillopt.commands`` plugins of the current plugin host attach. One app per
     invocation, so a command registered in one test never leaks into the next."""
+    from skillopt.cli.argv import UpstreamArgvGroup
+
     root = typer.Typer(
+        cls=UpstreamArgvGroup,
         name="skillopt",
         help="Train an agent's skill document like weights: rollout, reflect, edit, gate.",
         no_args_is_help=True,
@@ -37,6 +61,7 @@ def make_app(*, plugins: bool = True) -> typer.Typer:
         pretty_exceptions_enable=False,
         cls=_LiteralHelpGroup,
     )
+    root.callback()(_root)
     root.command("run")(run_cmd.run)
     root.command("eval")(run_cmd.eval_)
     root.command("check")(check_cmd.check)

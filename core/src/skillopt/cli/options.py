@@ -9,7 +9,7 @@ import typer
 
 EnvOpt = Annotated[str | None, typer.Option("--env", "-e", help="Benchmark env to use (see `skillopt envs`).")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="TOML config file.", exists=False)]
-CfgOptionsOpt = Annotated[list[str] | None, typer.Option("--cfg-options", help="Upstream-style key=value overrides of a YAML --config (repeatable).")]
+CfgOptionsOpt = Annotated[list[str] | None, typer.Option("--cfg-options", help="Upstream-style key=value overrides of a YAML --config: several pairs after one flag, as upstream (or repeat the flag).")]
 SetOpt = Annotated[
     list[str] | None,
     typer.Option("--set", "-s", help="Override any key: --set section.key=value (typed; lists as [a,b]; null)."),

@@ -98,7 +98,7 @@ def _series(config, assignments, flags, seeds_text: str, force_config: bool, cfg
 
 
 SkillOpt = Annotated[Path, typer.Option("--skill", help="Skill to evaluate: a file, or an Agent Skills folder (SKILL.md, references/, scripts/).")]
-SplitOpt = Annotated[str, typer.Option("--split", help="train, val or test.")]
+SplitOpt = Annotated[str, typer.Option("--split", help="train, val or test (upstream's valid_seen = val, valid_unseen = test).")]
 RepeatsOpt = Annotated[int, typer.Option("--repeats", help="Rollouts per item (stochastic targets).")]
 
 
@@ -107,6 +107,7 @@ def eval_(
     env: EnvOpt = None,
     split: SplitOpt = "test",
     config: ConfigOpt = None,
+    cfg_options: CfgOptionsOpt = None,
     set_: SetOpt = None,
     out: OutOpt = None,
     backend: BackendOpt = None,
@@ -130,7 +131,8 @@ def eval_(
         from skillopt.envs import read_skill
 
         text = read_skill(skill, "--skill")
-        session = open_session(config_file=config, assignments=set_ or [], flags=flags, for_eval=True)
+        session = open_session(config_file=config, assignments=set_ or [], flags=flags, for_eval=True,
+                               cfg_options=tuple(cfg_options or ()))
         summary = session.evaluate(text, split=split, repeats=repeats, skill_path=str(skill))
     except KeyboardInterrupt:
         raise fail("interrupted", code=130) from None

@@ -25,6 +25,7 @@ UPDATE_MODE_ALIASES = {
     "suggestions": "rewrite",
     "full_rewrite": "full-rewrite",
     "full_rewrite_minibatch": "full-rewrite",
+    "minibatch_full_rewrite": "full-rewrite",
 }
 
 DEFAULT_LEADING_WORDS = (

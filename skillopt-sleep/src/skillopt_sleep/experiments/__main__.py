@@ -8,6 +8,16 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    from skillopt.api import ConfigError
+
+    try:
+        return _main(argv)
+    except ConfigError as exc:  # a bad --persona: one line, no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None) -> int:
     from skillopt_sleep.experiments.run import run_experiment, verdict
 
     parser = argparse.ArgumentParser(prog="python -m skillopt_sleep.experiments", description=__doc__)
