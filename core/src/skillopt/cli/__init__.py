@@ -15,15 +15,20 @@ from typer.core import TyperGroup
 from skillopt.cli import blame_cmd, check_cmd, config_cmd, export_cmd, keys_cmd, listing, report_cmd, run_cmd, runs_cmd, ui_cmd
 
 
-class _LiteralHelpGroup(TyperGroup):
-    """The root command group: its tree's help texts (plugin commands' too) print every
-    bracket they hold (see :func:`skillopt.richtext.escape_help`)."""
+def _root_group() -> type[TyperGroup]:
+    """The root command group: upstream's argv rewritten first (:mod:`skillopt.cli.argv`),
+    and its tree's help texts (plugin commands' too) printing every bracket they hold
+    (see :func:`skillopt.richtext.escape_help`)."""
+    from skillopt.cli.argv import UpstreamArgvGroup
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        from skillopt.richtext import escape_help
+    class RootGroup(UpstreamArgvGroup):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            from skillopt.richtext import escape_help
 
-        escape_help(self)
+            escape_help(self)
+
+    return RootGroup
 
 
 def _root(
@@ -50,16 +55,13 @@ def make_app(*, plugins: bool = True) -> typer.Typer:
     """A fresh ``skillopt`` app: the built-in commands plus (``plugins``) what the
     ``skillopt.commands`` plugins of the current plugin host attach. One app per
     invocation, so a command registered in one test never leaks into the next."""
-    from skillopt.cli.argv import UpstreamArgvGroup
-
     root = typer.Typer(
-        cls=UpstreamArgvGroup,
+        cls=_root_group(),
         name="skillopt",
         help="Train an agent's skill document like weights: rollout, reflect, edit, gate.",
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
-        cls=_LiteralHelpGroup,
     )
     root.callback()(_root)
     root.command("run")(run_cmd.run)
