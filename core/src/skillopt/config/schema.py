@@ -86,6 +86,7 @@ class OptimizerConfig:
     max_skill_chars: int = attrs.field(default=0, validator=_at_least(0))
     max_skill_tokens: int = attrs.field(default=0, validator=_at_least(0))
     rejected_ledger: bool = True
+    ignore_rejected: bool = False
     rejected_shown: int = attrs.field(default=8, validator=_at_least(0))
     rewrite_max_tokens: int = attrs.field(default=16000, validator=_at_least(256))
     rewrite_reasoning_effort: str = ""

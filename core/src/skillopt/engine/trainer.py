@@ -29,7 +29,7 @@ from skillopt.engine.observers import Observers, RunInfo
 from skillopt.engine.plan import check_train_size, epoch_batches, scheduled_budget, steps_per_epoch
 from skillopt.engine.progress import NullReporter
 from skillopt.engine.rollouts import RolloutRunner, SystemicFailure, is_missing_error
-from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection
+from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection, start_line as rejected_line
 from skillopt.engine.rundir import RunDir, write_json
 from skillopt.engine.state import TrainState
 from skillopt.engine.step import StepOutcome, run_step
@@ -85,6 +85,8 @@ class Trainer(PoolSearch):
         self.baseline_missing: dict[str, str] = {}
         self._started = time.monotonic()
         self._prior_wall = 0.0
+        #: what the run says about earlier runs' rejections it starts with ('' = nothing)
+        self.rejected_line = ""
 
     # ------------------------------------------------------------------ setup
 
@@ -100,12 +102,13 @@ class Trainer(PoolSearch):
         total = min(schedule, self.cfg.train.max_steps) if self.cfg.train.max_steps else schedule
         data = RunData(train=tuple(train), val=tuple(val), index={t.id: t for t in [*train, *val]},
                        steps_per_epoch=spe, schedule_steps=schedule, total_steps=total)
-        rejected, gate_ctx, ledger = rejected_for_run(self.cfg, self.env, self.rundir.root, [t.id for t in val],
-                                                      fresh=not self.rundir.state.exists())
+        found = rejected_for_run(self.cfg, self.env, self.target, self.rundir.root, [t.id for t in val],
+                                 fresh=not self.rundir.state.exists())
+        self.rejected_line = rejected_line(found)
         return RunContext(cfg=self.cfg, env=self.env, target=self.target, optimizer=self.optimizer, policy=self.policy,
                           gate=self.gate, rundir=self.rundir, data=data, runner=self.runner, evaluator=self.evaluator,
-                          ledger=self.ledger, reporter=self.reporter, rejected=rejected, gate_context=gate_ctx,
-                          rejected_path=ledger)
+                          ledger=self.ledger, reporter=self.reporter, rejected=found.entries, gate_context=found.context,
+                          rejected_path=found.path)
 
     def plans(self, run: RunContext, epoch: int) -> list[StepPlan]:
         o = self.cfg.optimizer
@@ -185,6 +188,8 @@ class Trainer(PoolSearch):
             if lock.took_over is not None:
                 self.reporter.line(f"[yellow]note:[/yellow] took over the lock of {lock.took_over.describe()} (no longer running)")
             run = self.context()
+            if self.rejected_line:
+                self.reporter.line(self.rejected_line)
             self.announce_start()
             stopped: Stop | None = None
             current: str | None = None  # None until the baseline exists (a skill may be empty)
