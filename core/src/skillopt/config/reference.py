@@ -39,6 +39,8 @@ HELP = {
     "model.options": "backend-specific options shared by both roles (e.g. {n_ctx = 4096}, {structured = \"json_object\"})",
     "model.cache": "call cache: read-write, off, or replay (answer only from the cache)",
     "model.max_retries": "retries of rate-limited or transient failures (auth and bad requests never retry)",
+    "model.max_retry_wait_s": "the longest one retry waits when a provider's Retry-After asks for more (seconds); "
+                              "a wait of a second or more is said on the console",
     "model.schema_retries": "re-asks when a reply breaks the requested JSON schema",
     "model.max_in_flight": "calls in flight per backend endpoint, shared by every thread of the run",
     "model.prices": "USD per million tokens by model: {\"gpt-x\" = {input_per_mtok = 1.0, output_per_mtok = 4.0}}",

@@ -184,6 +184,7 @@ class ModelConfig(Connection):
     target: RoleConfig = RoleConfig()
     cache: str = attrs.field(default="read-write", validator=_one_of(CACHE_MODES))
     max_retries: int = attrs.field(default=5, validator=_at_least(0))
+    max_retry_wait_s: float = attrs.field(default=60.0, validator=v.gt(0))
     schema_retries: int = attrs.field(default=2, validator=_at_least(0))
     max_in_flight: int = attrs.field(default=16, validator=_at_least(1))
     prices: dict[str, dict[str, float]] = attrs.field(factory=dict)

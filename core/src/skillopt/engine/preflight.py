@@ -126,7 +126,8 @@ def _backend_checks(cfg, *, call: bool) -> tuple[list[Check], dict[str, Any]]:
             checks.extend(attrs.evolve(c, name=f"{role} {c.name.split(' ', 1)[1]}", detail=c.detail + " (same as target)") for c in probed[key])
             backend.close()
             continue
-        client = ModelClient(backend, role=role, ledger=Ledger(), cache=None, cache_mode="off", retry=RetryPolicy(max_retries=max(2, min(cfg.model.max_retries, 3)), max_delay_s=10.0),
+        client = ModelClient(backend, role=role, ledger=Ledger(), cache=None, cache_mode="off", retry=RetryPolicy(max_retries=max(2, min(cfg.model.max_retries, 3)), max_delay_s=10.0,
+                                                                                                    max_retry_after_s=min(10.0, cfg.model.max_retry_wait_s)),
                              schema_retries=cfg.model.schema_retries)
         try:
             probed[key] = [_text_probe(client, role), _schema_probe(client, role)]

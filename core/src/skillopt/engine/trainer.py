@@ -49,12 +49,13 @@ def rollout_deadline(cfg: RunConfig, target) -> float:
     """When the engine gives up on one rollout: the env's own limit plus the time the
     client's retries of one call may need (so a slow call's retry is never cut off and
     scored as a timeout)."""
+    from skillopt.calls import RetryPolicy
+
     settings = getattr(getattr(target, "backend", None), "settings", None)
     call = float(getattr(settings, "timeout_s", None) or cfg.model.timeout_s)
     retries = cfg.model.max_retries
-    retry_policy = getattr(target, "retry", None)
-    base, cap = (retry_policy.base_delay_s, retry_policy.max_delay_s) if retry_policy else (0.5, 30.0)
-    backoff = sum(min(cap, base * 2**i) for i in range(retries))
+    policy = getattr(target, "retry", None) or RetryPolicy(max_retry_after_s=cfg.model.max_retry_wait_s)
+    backoff = sum(policy.longest_wait(i) for i in range(retries))
     return cfg.env.exec_timeout + call * retries + backoff
 
 
