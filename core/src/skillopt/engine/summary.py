@@ -86,7 +86,7 @@ def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, dat
         gate=GateInfo(name=gate.name, metric=cfg.evaluation.gate_metric, use_gate=cfg.evaluation.use_gate),
         val=ValSummary(
             n=len(data.val), baseline_gate_score=final.initial_val_score if final else st.baseline_score,
-            best_gate_score=st.best_score,
+            best_gate_score=final.best_val_score if final and final.best_val_score is not None else st.best_score,
             final_gate_score=final.final_val_score if final else st.current_score,
             final_hard=final.final_hard if final else _last(history, "selection_hard", st.current_score),
             final_soft=final.final_soft if final else _last(history, "selection_soft", st.current_score),

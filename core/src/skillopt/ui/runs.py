@@ -151,6 +151,7 @@ def _overview(run_id: str, path: Path) -> dict[str, Any]:
     updated = _updated(path)
     status, held = run_status(path, summary, state, updated)
     test = as_mapping(summary.get("test"))
+    val = as_mapping(summary.get("val"))
     usage = as_mapping(summary.get("usage")) or live_usage(path)
     return {
         "id": run_id,
@@ -162,8 +163,9 @@ def _overview(run_id: str, path: Path) -> dict[str, Any]:
         "steps_done": _int_or(state.get("last_completed_step"), len(history)),
         "steps_planned": _int_or(summary.get("total_steps"), None) or _int_or(state.get("total_steps"), None),
         "accepts": sum(1 for h in history if str(h.get("action", "")).startswith(("accept", "force_accept"))),
-        "baseline_val": state.get("baseline_score"),
-        "best_val": state.get("best_score"),
+        # a finished run's figures are the final evaluation's (one measurement for both), as its final line says
+        "baseline_val": _num_or(val.get("baseline_gate_score"), state.get("baseline_score")),
+        "best_val": _num_or(val.get("best_gate_score"), state.get("best_score")),
         "best_step": state.get("best_step"),
         "test_initial": as_mapping(test.get("initial")).get("hard"),
         "test_best": as_mapping(test.get("best")).get("hard"),
@@ -173,6 +175,11 @@ def _overview(run_id: str, path: Path) -> dict[str, Any]:
         "started": _started(path),
         "updated": updated,
     }
+
+
+def _num_or(value: Any, default: Any) -> Any:
+    """``value`` when it is a number, else ``default``."""
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else default
 
 
 def _int_or(value: Any, default: Any) -> Any:
