@@ -148,7 +148,7 @@ class ModelClient:
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                self.ledger.record(role=self.role, stage=label, usage=hit.usage, cost_usd=0.0, cached=True)
+                self.ledger.record(role=self.role, stage=label, usage=hit.usage, cost_usd=hit.cost_usd, cached=True)  # saved
                 return attrs.evolve(hit, cached=True, cost_usd=0.0)
             if self.cache_mode == "replay":
                 raise CacheMiss(

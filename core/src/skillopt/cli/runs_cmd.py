@@ -66,6 +66,7 @@ def runs(ctx: typer.Context, runs_dir: RunsDirOpt = None, as_json: JsonOpt = Fal
 @app.command("show")
 def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> None:
     """One run: overview and each step's decision."""
+    from rich.markup import escape
     from rich.table import Table
 
     from skillopt.cli.output import stderr_console
@@ -79,6 +80,8 @@ def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> 
     o = data["overview"]
     console = stderr_console()
     console.print(f"[bold]{run_id}[/bold]  {o['env']}  {o['status']}  {path}", soft_wrap=True)
+    for warning in o.get("warnings") or ():
+        console.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
     table = Table()
     for column in ("step", "epoch", "action", "edits applied/selected", "B", "train", "cand val", "current", "tokens", "cost"):
         table.add_column(column)
@@ -87,11 +90,22 @@ def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> 
             str(s.get("step")), str(s.get("epoch")), str(s.get("action")),
             f"{s.get('n_edits_applied', 0)}/{s.get('n_edits_selected', 0)}", str(s.get("edit_budget", "–")),
             _num(s.get("rollout_hard")), _num(s.get("candidate_gate_score")), _num(s.get("current_score")),
-            str((s.get("prompt_tokens") or 0) + (s.get("completion_tokens") or 0)),
+            str((s.get("prompt_tokens") or 0) + (s.get("completion_tokens") or 0)) + ("*" if s.get("cached_calls") else ""),
             "–" if s.get("cost_usd") is None else f"${s['cost_usd']:.4f}",
         )
     console.print(table)
+    _show_cached(console, data["history"])
     _show_attribution(console, path, data["history"])
+
+
+def _show_cached(console, history: list[dict]) -> None:
+    """Steps the call cache answered (their tokens and cost read 0: nothing was paid)."""
+    cached = [s for s in history if s.get("cached_calls")]
+    if not cached:
+        return
+    parts = [f"step {s.get('step')}: {s['cached_calls']} calls, {s.get('cached_tokens') or 0} tok"
+             + (f", ${s['cached_cost_usd']:.4f}" if s.get("cached_cost_usd") else "") for s in cached]
+    console.print("* answered from the call cache, saved: " + "; ".join(parts), soft_wrap=True)
 
 
 def _show_attribution(console, path: Path, history: list[dict]) -> None:
