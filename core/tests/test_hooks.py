@@ -190,6 +190,55 @@ def test_hook_skillopt_run_finished(observed_run):
     assert observed_run[-1] == ("finished", "finished", "RunSummary")  # observers get the typed record
 
 
+def test_an_observer_written_for_the_dict_summary_still_reads_it_and_is_told_what_to_read(tmp_path):
+    """The first release's docs showed ``print(summary["status"], summary["best_skill"])``:
+    such an observer failed with "'RunSummary' object has no attribute 'get'". The record
+    keeps the dict's reads (nested ones too), each with a DeprecationWarning naming the
+    attribute to read instead."""
+    import warnings
+
+    from engine_helpers import make_trainer
+    from skillopt.engine.observers import Observers
+
+    seen = {}
+
+    class OldObserver:
+        @hookimpl
+        def skillopt_run_finished(self, run, summary):
+            seen["line"] = (summary["status"], summary["best_skill"])  # the first release's documented example
+            seen["best"] = summary.get("val")["best_gate_score"]
+            seen["test"] = summary["test"]["best"]["hard"]
+            seen["calls"] = summary["usage"]["calls"]
+            seen["gate"] = summary.get("gate", {}).get("name")
+            seen["keys"] = "status" in summary and "nope" not in summary and summary.get("nope", "default")
+            seen["as_dict"] = dict(summary.items())["env"]
+
+    _register(OldObserver(), "old-observer")
+    failures = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        summary = make_trainer(tmp_path, observers=Observers(get_host(), warn=failures.append), num_epochs=1).train()
+    assert failures == []  # the observer did not fail
+    assert seen == {"line": ("finished", summary.best_skill), "best": summary.val.best_gate_score,
+                    "test": summary.test["best"].hard, "calls": summary.usage.calls, "gate": summary.gate.name,
+                    "keys": "default", "as_dict": "toy"}
+    told = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert any(m.startswith("RunSummary['status'] reads a record as the dict it replaced; read .status instead") for m in told)
+    assert any(m.startswith("ValSummary['best_gate_score']") and "read .best_gate_score" in m for m in told)
+    assert any(m.startswith("SplitScore['hard']") for m in told) and any(m.startswith("LedgerTotals['calls']") for m in told)
+    assert all(w.filename == __file__ for w in caught if issubclass(w.category, DeprecationWarning))  # points at the plugin's line
+
+
+def test_every_record_with_the_old_mapping_reads_is_named_in_the_changes_for_plugins():
+    from skillopt.calls.ledger import LedgerTotals, StageTotals
+    from skillopt.legacy import MappingReads
+    from skillopt.results import GateInfo, RunSummary, SplitScore, ValSummary
+
+    changes = DOCS.read_text().split("## Changes for plugins", 1)[1]
+    for record in (RunSummary, ValSummary, GateInfo, SplitScore, LedgerTotals, StageTotals):
+        assert issubclass(record, MappingReads) and f"`{record.__name__}`" in changes, record.__name__
+
+
 def test_a_failing_observer_does_not_stop_training(tmp_path):
     from engine_helpers import make_trainer
     from skillopt.engine.observers import Observers

@@ -19,12 +19,14 @@ from typing import IO
 import attrs
 
 from skillopt.errors import BudgetExceeded
+from skillopt.legacy import MappingReads
 from skillopt.records import Usage
 
 
 @attrs.frozen(kw_only=True)
-class StageTotals:
-    """Counts of one ``role/stage`` (or of a whole run)."""
+class StageTotals(MappingReads):
+    """Counts of one ``role/stage`` (or of a whole run). (The run summary's ``usage`` was a
+    dict in the first release: mapping reads still work, deprecated.)"""
 
     #: requests sent to the provider (every attempt: retries and re-asks included)
     requests: int = 0
