@@ -195,6 +195,8 @@ class RunSummary(MappingReads):
     config: dict[str, Any] = attrs.field(factory=dict)
     #: local time the summary was written, ``%Y-%m-%dT%H:%M:%S%z``
     finished_at: str = ""
+    #: the run directory's layout (docs/run-layout.md says what moved between layouts)
+    run_layout: int = 2
 
     @property
     def exit_code(self) -> int:

@@ -30,7 +30,7 @@ from skillopt.engine.plan import check_train_size, epoch_batches, scheduled_budg
 from skillopt.engine.progress import NullReporter
 from skillopt.engine.rollouts import RolloutRunner, SystemicFailure, is_missing_error
 from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection, start_line as rejected_line
-from skillopt.engine.rundir import RunDir, write_json
+from skillopt.engine.rundir import GATE_VERDICT, RunDir, write_json
 from skillopt.engine.state import TrainState
 from skillopt.engine.step import StepOutcome, run_step
 from skillopt.engine.subsets import subset
@@ -290,6 +290,8 @@ class Trainer(PoolSearch):
                                                  gated.candidate.gate_score if gated else None))
         record = reporting.step_record(run, plan, action, outcome, state=self.state, skill_len=len(current),
                                        usage=self.ledger.scope_totals(f"step {plan.step}"))
+        if gated is not None:  # the verdict alone, where the first run layout documented it (docs/run-layout.md)
+            write_json(self.rundir.step_dir(plan.step) / GATE_VERDICT, to_data(gated.verdict))
         write_json(self.rundir.step_dir(plan.step) / "step_record.json", to_data(record))
         reporting.append_history(self.rundir, to_data(record), step=plan.step)
         if outcome.select is not None and outcome.select.lr_decision:
@@ -336,6 +338,7 @@ class Trainer(PoolSearch):
             "slow update force-accepted (optimizer.slow_update_gate_with_selection=false); its val score was re-measured")
         result = gate(run, self.rundir.epoch_dir("slow_update", ep) / "gate", before, candidate, label="val: slow update",
                       force_reason=reason)
+        write_json(self.rundir.epoch_dir("slow_update", ep) / GATE_VERDICT, to_data(result.verdict))
         run.reporter.line(f"epoch {ep} slow update: {result.verdict.action.value} "
                           f"(val {result.candidate.gate_score:.3f} vs {result.current.gate_score:.3f})")
         if not result.verdict.accepted:
