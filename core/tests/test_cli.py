@@ -150,6 +150,19 @@ def test_a_run_on_a_model_too_small_to_learn_says_so_in_its_first_and_last_lines
     assert "only checks the pipeline" not in plain.output  # a model that can learn gets no note
 
 
+def test_a_run_whose_val_set_is_too_small_for_the_gate_says_so_in_its_first_lines(run_cli, toy_registered, tmp_path):
+    result = run_cli("run", "--env", "toy", "--backend", "scripted", "--out", str(tmp_path / "run"), "--epochs", "1",
+                     "--set", "train.max_steps=1", "--set", "env.n_val=4")
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    said = next(i for i, line in enumerate(lines) if "cannot accept any candidate on 4 val items" in line)
+    assert "evaluation.gate=strict" in lines[said] and "at least 5" in lines[said]
+    assert said < next(i for i, line in enumerate(lines) if line.startswith("baseline val"))  # before anything is scored
+    fine = run_cli("run", "--env", "toy", "--backend", "scripted", "--out", str(tmp_path / "fine"), "--epochs", "1",
+                   "--set", "train.max_steps=1")
+    assert "cannot accept" not in fine.output
+
+
 def test_eval_scores_one_skill_file(run_cli, toy_registered, tmp_path):
     skill = tmp_path / "skill.md"
     skill.write_text("- RULE-upper\n")

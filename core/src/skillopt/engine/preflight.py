@@ -76,11 +76,34 @@ def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], ca
         return ", ".join(f"{s} {n}" for s, n in sizes.items()) + f"; initial skill {shape}{len(skill)} chars", {"items": sizes}
 
     checks.append(_timed("env data", env_data))
+    if checks[-1].ok:
+        checks.append(_timed("gate", lambda: _gate_power(cfg, env_cls)))
     backend_checks, backends = _backend_checks(cfg, call=call)
     checks.extend(backend_checks)
     if checks[1].ok:
         checks.append(_timed("estimate", lambda: _estimate(cfg, env_cls, backends)))
     return checks
+
+
+def _gate_power(cfg, env_cls):
+    """Whether the gate can accept anything on the val items the run will use."""
+    from skillopt.engine.gate_power import race_rounds, too_few_items, val_items
+    from skillopt.engine.session import build_gate
+
+    gate = build_gate(cfg)
+    env = env_cls(cfg.env)
+    try:
+        n = val_items(cfg, env)
+    finally:
+        env.close()
+    problem = too_few_items(cfg, gate, n)
+    if problem:
+        raise SkillOptError(problem)
+    if not cfg.evaluation.use_gate:
+        return "off (evaluation.use_gate=false): every candidate is force-accepted", {"val_items": n}
+    need = gate.min_items_to_accept(race_rounds(cfg, n))
+    needs = f"; it can accept from {need} items" if need else ""
+    return f"{gate.name} on {n} val items{needs}", {"val_items": n, "min_items_to_accept": need}
 
 
 def _estimate(cfg, env_cls, backends: dict[str, Any]):

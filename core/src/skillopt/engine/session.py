@@ -154,6 +154,19 @@ class Session:
         except SkillOptError as exc:  # an estimate never stops a run; the run itself will say what is wrong
             self._say(f"plan: no estimate ({exc})")
 
+    def _say_gate_power(self, cfg: RunConfig, gate, env) -> None:
+        """A warning when the gate cannot accept anything on the run's val items."""
+        from rich.markup import escape
+
+        from skillopt.engine.gate_power import too_few_items, val_items
+
+        try:
+            problem = too_few_items(cfg, gate, val_items(cfg, env))
+        except SkillOptError:  # missing data: the run itself says what is wrong
+            return
+        if problem:
+            self._say(f"[yellow]warning:[/yellow] {escape(problem)}", one_line=True)
+
     def _guard_resume(self, rundir: RunDir, data: dict, force: bool) -> tuple[str, tuple[str, ...]]:
         """The config's fingerprint, and what changed when resuming with ``--force-config``."""
         fingerprint = config_fingerprint(data)
@@ -205,6 +218,7 @@ class Session:
             self._say(f"resuming after step {state.get('last_completed_step', 0)}: finished work is not paid for again")
         else:
             self._say_plan(clients, env)
+        self._say_gate_power(cfg, gate, env)
         reporter = RichReporter(ledger)
         executor = build_executor(cfg)
         try:
