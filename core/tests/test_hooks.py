@@ -147,6 +147,31 @@ def test_hook_skillopt_register_commands():
     assert "hello-hook" not in typer.main.get_command(make_app()).commands
 
 
+def test_a_command_plugin_whose_hook_raises_is_reported_and_the_cli_keeps_working(capsys):
+    from typer.testing import CliRunner
+
+    from skillopt.cli import make_app
+
+    class Broken:
+        @hookimpl
+        def skillopt_register_commands(self, app):
+            app.command("half-added")(lambda: None)
+            raise RuntimeError("plugin bug")
+
+    _register(Broken(), "broken-commands")
+    app = make_app()
+    assert "plugin 'broken-commands' failed to add its commands and was skipped: RuntimeError: plugin bug" in " ".join(
+        capsys.readouterr().err.split())
+    assert CliRunner().invoke(app, ["envs"]).exit_code == 0
+    assert "half-added" not in typer_commands(app)  # what it added before failing is gone too
+
+
+def typer_commands(app) -> set[str]:
+    import typer
+
+    return set(typer.main.get_command(app).commands)
+
+
 class Recorder:
     def __init__(self):
         self.events = []
