@@ -150,3 +150,18 @@ def test_the_race_rounds_counted_for_the_item_minimum_are_the_gate_stages(tmp_pa
         cfg = attrs.evolve(cfg, env=attrs.evolve(cfg.env, workers=workers))
         for n in (4, 8, 15, 16, 24, 40, 100):
             assert race_rounds(cfg, n) == (len(race_plan(Run(cfg, n), cfg.evaluation)) + 1 if race_plan(Run(cfg, n), cfg.evaluation) else 1)
+
+
+@pytest.mark.parametrize("chosen", [0, 3, 8, 20])
+def test_the_gated_item_count_is_the_subsets(chosen):
+    import attrs
+
+    from skillopt.config.schema import RunConfig
+    from skillopt.engine.gate_power import gated_items
+    from skillopt.engine.subsets import subset
+    from skillopt.records import Task
+
+    cfg = RunConfig()
+    cfg = attrs.evolve(cfg, evaluation=attrs.evolve(cfg.evaluation, sel_env_num=chosen))
+    tasks = [Task(id=f"v{i}", task_type="ab"[i % 2]) for i in range(8)]
+    assert gated_items(cfg, len(tasks)) == len(subset(tasks, chosen, cfg.train.seed))

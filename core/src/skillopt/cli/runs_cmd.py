@@ -66,7 +66,6 @@ def runs(ctx: typer.Context, runs_dir: RunsDirOpt = None, as_json: JsonOpt = Fal
 @app.command("show")
 def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> None:
     """One run: overview and each step's decision."""
-    from rich.markup import escape
     from rich.table import Table
 
     from skillopt.cli.output import stderr_console
@@ -80,8 +79,6 @@ def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> 
     o = data["overview"]
     console = stderr_console()
     console.print(f"[bold]{run_id}[/bold]  {o['env']}  {o['status']}  {path}", soft_wrap=True)
-    for warning in o.get("warnings") or ():
-        console.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
     table = Table()
     for column in ("step", "epoch", "action", "edits applied/selected", "B", "train", "cand val", "current", "tokens", "cost"):
         table.add_column(column)
@@ -93,9 +90,18 @@ def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> 
             str((s.get("prompt_tokens") or 0) + (s.get("completion_tokens") or 0)) + ("*" if s.get("cached_calls") else ""),
             "–" if s.get("cost_usd") is None else f"${s['cost_usd']:.4f}",
         )
+    _show_warnings(console, o)  # above the table: what was healed to show it
     console.print(table)
     _show_cached(console, data["history"])
     _show_attribution(console, path, data["history"])
+
+
+def _show_warnings(console, overview: dict) -> None:
+    """The run's damaged files, as its dashboard page says them."""
+    from rich.markup import escape
+
+    for warning in overview.get("warnings") or ():
+        console.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
 
 
 def _show_cached(console, history: list[dict]) -> None:

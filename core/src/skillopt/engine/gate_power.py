@@ -20,11 +20,16 @@ def race_rounds(cfg, n_val: int) -> int:
     return rounds if rounds > 1 else 1
 
 
-def val_items(cfg, env) -> int:
-    """The val items the run's gate compares on (after ``evaluation.sel_env_num``)."""
-    from skillopt.engine.subsets import subset
+def gated_items(cfg, split_size: int) -> int:
+    """The val items the run's gate compares on, of a val split of ``split_size`` items
+    (``evaluation.sel_env_num`` takes that many, as :func:`~skillopt.engine.subsets.subset` does)."""
+    chosen = cfg.evaluation.sel_env_num
+    return min(chosen, split_size) if chosen else split_size
 
-    return len(subset(env.tasks("val"), cfg.evaluation.sel_env_num, cfg.train.seed))
+
+def val_items(cfg, env) -> int:
+    """The val items the run's gate compares on, of ``env``'s val split."""
+    return gated_items(cfg, len(env.tasks("val")))
 
 
 def too_few_items(cfg, gate, n_val: int) -> str:

@@ -77,7 +77,7 @@ def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], ca
 
     checks.append(_timed("env data", env_data))
     if checks[-1].ok:
-        checks.append(_timed("gate", lambda: _gate_power(cfg, env_cls)))
+        checks.append(_timed("gate", lambda: _gate_power(cfg, checks[1].facts["items"]["val"])))
     backend_checks, backends = _backend_checks(cfg, call=call)
     checks.extend(backend_checks)
     if checks[1].ok:
@@ -85,17 +85,14 @@ def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], ca
     return checks
 
 
-def _gate_power(cfg, env_cls):
-    """Whether the gate can accept anything on the val items the run will use."""
-    from skillopt.engine.gate_power import race_rounds, too_few_items, val_items
+def _gate_power(cfg, val_split: int):
+    """Whether the gate can accept anything on the val items the run will use (of a val
+    split of ``val_split`` items, as the env data check counted them)."""
+    from skillopt.engine.gate_power import gated_items, race_rounds, too_few_items
     from skillopt.engine.session import build_gate
 
     gate = build_gate(cfg)
-    env = env_cls(cfg.env)
-    try:
-        n = val_items(cfg, env)
-    finally:
-        env.close()
+    n = gated_items(cfg, val_split)
     problem = too_few_items(cfg, gate, n)
     if problem:
         raise SkillOptError(problem)

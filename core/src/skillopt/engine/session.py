@@ -116,10 +116,14 @@ class Session:
     note: str = ""
 
     def _say(self, text: str, *, one_line: bool = False) -> None:
-        """A line on stderr; ``one_line`` keeps it one logical line (the terminal wraps it)."""
-        from skillopt.cli.output import stderr_console
+        """A line on stderr; ``one_line`` keeps it one logical line (the terminal wraps it),
+        for texts whose user-given parts are already escaped (:func:`rich.markup.escape`)."""
+        from skillopt.cli.output import info, stderr_console
 
-        stderr_console().print(text, markup=True, soft_wrap=one_line)
+        if one_line:
+            stderr_console().print(text, markup=True, soft_wrap=True)
+        else:
+            info(text)
 
     def _clients(self, roles, *, training: bool = False):
         """The role clients; a training run on a model that only checks the pipeline says
