@@ -85,24 +85,6 @@ def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], ca
     return checks
 
 
-def _gate_power(cfg, val_split: int):
-    """Whether the gate can accept anything on the val items the run will use (of a val
-    split of ``val_split`` items, as the env data check counted them)."""
-    from skillopt.engine.gate_power import gated_items, race_rounds, too_few_items
-    from skillopt.engine.session import build_gate
-
-    gate = build_gate(cfg)
-    n = gated_items(cfg, val_split)
-    problem = too_few_items(cfg, gate, n)
-    if problem:
-        raise SkillOptError(problem)
-    if not cfg.evaluation.use_gate:
-        return "off (evaluation.use_gate=false): every candidate is force-accepted", {"val_items": n}
-    need = gate.min_items_to_accept(race_rounds(cfg, n))
-    needs = f"; it can accept from {need} items" if need else ""
-    return f"{gate.name} on {n} val items{needs}", {"val_items": n, "min_items_to_accept": need}
-
-
 def _estimate(cfg, env_cls, backends: dict[str, Any]):
     from skillopt.engine.estimate import describe, estimate, pricers_for
 
@@ -185,3 +167,21 @@ def _schema_probe(client, role: str) -> Check:
         return f"schema-valid JSON {done.parsed}", {"parsed": done.parsed}
 
     return _timed(f"{role} structured call", probe)
+
+
+def _gate_power(cfg, val_split: int):
+    """Whether the gate can accept anything on the val items the run will use (of a val
+    split of ``val_split`` items, as the env data check counted them)."""
+    from skillopt.engine.gate_power import gated_items, race_rounds, too_few_items
+    from skillopt.engine.session import build_gate
+
+    gate = build_gate(cfg)
+    n = gated_items(cfg, val_split)
+    problem = too_few_items(cfg, gate, n)
+    if problem:
+        raise SkillOptError(problem)
+    if not cfg.evaluation.use_gate:
+        return "off (evaluation.use_gate=false): every candidate is force-accepted", {"val_items": n}
+    need = gate.min_items_to_accept(race_rounds(cfg, n))
+    needs = f"; it can accept from {need} items" if need else ""
+    return f"{gate.name} on {n} val items{needs}", {"val_items": n, "min_items_to_accept": need}
