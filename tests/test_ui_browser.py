@@ -10,7 +10,7 @@ import time
 
 import pytest
 from browserkit import Served, browser, console_errors, driver, js, screenshot, text_of, wait_for  # noqa: F401 (fixtures)
-from engine_helpers import make_trainer
+from engine_helpers import cached_trainer, make_trainer
 
 from skillopt.engine.lock import RunLock
 from skillopt.serde import to_data
@@ -141,6 +141,43 @@ def test_a_wrongly_shaped_run_file_never_hides_the_other_runs(driver, run_root, 
             wait_for(lambda: "Step 1" in text_of(driver, "#step") or js(driver, "return !!document.getElementById('step-error')"),
                      what=f"step 1 of {name}")
             assert console_errors(driver) == [], name
+    finally:
+        server.stop()
+
+
+def test_a_damaged_run_shows_its_steps_and_says_what_was_healed(driver, run_root, tmp_path):
+    shutil.copytree(run_root / "toy-a", tmp_path / "damaged")
+    (tmp_path / "damaged" / "history.json").write_text('[{"step": 1, "ac')
+    server = Served([tmp_path])
+    try:
+        open_page(driver, server, "#/run/damaged")
+        wait_for(lambda: text_of(driver, "#run-head h2") == "damaged", what="the damaged run's page")
+        steps = len(history_of(run_root, "toy-a"))
+        wait_for(lambda: js(driver, "return document.querySelectorAll('#run-steps tr.step-row').length") == steps, what="its steps")
+        warning = text_of(driver, "#run-warnings")
+        assert "history.json is damaged" in warning and "step_record.json" in warning
+        assert js(driver, "return getComputedStyle(document.querySelector('#run-warnings p')).display") != "none"
+        assert js(driver, "return document.querySelector('#runs tr[data-id=damaged] .damaged').title").startswith("history.json")
+        assert console_errors(driver) == []
+    finally:
+        server.stop()
+
+
+def test_steps_answered_from_the_call_cache_are_marked_with_what_they_saved(driver, tmp_path):
+    cache = tmp_path / "calls.sqlite3"
+    cached_trainer(tmp_path / "runs" / "paid", cache).train()
+    cached_trainer(tmp_path / "runs" / "repeat", cache).train()
+    server = Served([tmp_path / "runs"])
+    try:
+        open_page(driver, server, "#/run/repeat")
+        wait_for(lambda: js(driver, "return document.querySelectorAll('#run-steps tr.step-row').length") == 2, what="the steps")
+        history = history_of(tmp_path / "runs", "repeat")
+        cells = js(driver, "return [...document.querySelectorAll('#run-steps tr.step-row')].map(r => r.children[8].innerText)")
+        assert [c.split() for c in cells] == [["0", f"{h['cached_calls']}", "cached"] for h in history]
+        title = js(driver, "return document.querySelector('#run-steps tr.step-row small.cached').title")
+        assert f"{history[0]['cached_tokens']:,} tokens and $" in title and "saved" in title
+        assert "cached" in text_of(driver, "#run-cards")
+        assert console_errors(driver) == []
     finally:
         server.stop()
 

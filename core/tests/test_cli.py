@@ -148,6 +148,54 @@ def test_run_trains_with_the_scripted_backend_and_resumes(run_cli, toy_registere
     assert forced.exit_code == 0, forced.output
 
 
+def test_a_run_on_a_model_too_small_to_learn_says_so_in_its_first_and_last_lines(run_cli, toy_registered, tmp_path):
+    """The README's main job ends with a lift of +0.000 on the embedded 135M model, and a
+    newcomer reads "it does not work". A backend whose model only checks the pipeline says
+    so (the local backend on its bundled GGUF; here a scripted stand-in declaring the same
+    note), and the run prints it first and last, naming the command for a real model."""
+    from skillopt.api import hookimpl
+    from skillopt.plugins import get_host
+    from skillopt.scripted import ScriptedBackend
+
+    class PipelineCheckOnly(ScriptedBackend):
+        """Stands in for the embedded local model: a model too small to learn the task."""
+
+        name = "tiny-local"
+
+        def pipeline_check_note(self, env):
+            return f"tiny [135M] only checks the pipeline; to train: OPENAI_API_KEY=<key> skillopt run --env {env} --backend openai"
+
+    class Plugin:
+        @hookimpl
+        def skillopt_register_backends(self, register):
+            register(PipelineCheckOnly)
+
+    get_host().register(Plugin(), name="tiny-plugin")
+    result = run_cli("run", "--env", "toy", "--backend", "tiny-local", "--out", str(tmp_path / "run"), "--epochs", "1",
+                     "--set", "train.max_steps=1", "--json")
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    note = "note: tiny [135M] only checks the pipeline; to train: OPENAI_API_KEY=<key> skillopt run --env toy --backend openai"
+    assert lines[0] == note and lines[-1] == note, result.stderr
+    assert "done (finished)" in result.stderr  # the final line is still there, just before it
+    plain = run_cli("run", "--env", "toy", "--backend", "scripted", "--out", str(tmp_path / "plain"), "--epochs", "1",
+                    "--set", "train.max_steps=1")
+    assert "only checks the pipeline" not in plain.output  # a model that can learn gets no note
+
+
+def test_a_run_whose_val_set_is_too_small_for_the_gate_says_so_in_its_first_lines(run_cli, toy_registered, tmp_path):
+    result = run_cli("run", "--env", "toy", "--backend", "scripted", "--out", str(tmp_path / "run"), "--epochs", "1",
+                     "--set", "train.max_steps=1", "--set", "env.n_val=4")
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    said = next(i for i, line in enumerate(lines) if "cannot accept any candidate on 4 val items" in line)
+    assert "evaluation.gate=strict" in lines[said] and "at least 5" in lines[said]
+    assert said < next(i for i, line in enumerate(lines) if line.startswith("baseline val"))  # before anything is scored
+    fine = run_cli("run", "--env", "toy", "--backend", "scripted", "--out", str(tmp_path / "fine"), "--epochs", "1",
+                   "--set", "train.max_steps=1")
+    assert "cannot accept" not in fine.output
+
+
 def test_eval_scores_one_skill_file(run_cli, toy_registered, tmp_path):
     skill = tmp_path / "skill.md"
     skill.write_text("- RULE-upper\n")

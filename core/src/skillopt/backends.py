@@ -96,6 +96,13 @@ class Backend(abc.ABC):
         s = self.settings
         return {"backend": self.name, "model": s.model, "base_url": s.base_url, "api_version": s.api_version}
 
+    def pipeline_check_note(self, env: str) -> str:
+        """'' for a model that can learn a task; for one that only checks the pipeline (the
+        embedded SmolLM2-135M is too small to learn any benchmark), a sentence saying so and
+        naming the command that trains ``env`` with a real model. A training run prints it
+        as its first and last lines, so a lift of +0.000 reads as expected, not as a fault."""
+        return ""
+
     def list_price(self, usage: Usage) -> float | None:
         """USD this usage would cost at the model's list price, or None when unknown.
 

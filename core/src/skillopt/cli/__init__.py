@@ -78,11 +78,12 @@ def make_app(*, plugins: bool = True) -> typer.Typer:
     root.add_typer(keys_cmd.app, name="keys")
     root.add_typer(runs_cmd.app, name="runs")
     if plugins:
+        from skillopt.cli.plugin_commands import register_plugin_commands
         from skillopt.plugins import get_host
 
         host = get_host()
         host.load_kind("commands")
-        host.pm.hook.skillopt_register_commands(app=root)
+        register_plugin_commands(root, host)  # a name clash is refused and reported, never resolved silently
     return root
 
 

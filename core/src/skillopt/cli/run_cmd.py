@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from skillopt.cli.options import (
-    BackendOpt, BaseUrlOpt, BatchOpt, CfgOptionsOpt, ConfigOpt, EnvOpt, EpochsOpt, ForceOpt, GateOpt, JsonOpt, LimitOpt, LrOpt,
+    BackendOpt, BaseUrlOpt, BatchOpt, CfgOptionsOpt, ConfigOpt, EnvOpt, EpochsOpt, ForceOpt, GateOpt, IgnoreRejectedOpt, JsonOpt, LimitOpt, LrOpt,
     MaxCallsOpt, MaxCostOpt, MaxTokensOpt, ModeOpt, ModelOpt, NoCacheOpt, NoGateOpt, OptBackendOpt, OptModelOpt,
     OutOpt, PresetOpt, ReplayOpt, SeedOpt, SeedsOpt, SetOpt, TgtBackendOpt, TgtModelOpt, flag_values,
 )
@@ -43,6 +43,7 @@ def run(
     max_tokens: MaxTokensOpt = None,
     no_cache: NoCacheOpt = False,
     replay: ReplayOpt = False,
+    ignore_rejected: IgnoreRejectedOpt = False,
     force_config: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:

@@ -107,11 +107,31 @@ def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> 
             str(s.get("step")), str(s.get("epoch")), str(s.get("action")),
             f"{s.get('n_edits_applied', 0)}/{s.get('n_edits_selected', 0)}", str(s.get("edit_budget", "–")),
             _num(s.get("rollout_hard")), _num(s.get("candidate_gate_score")), _num(s.get("current_score")),
-            str((s.get("prompt_tokens") or 0) + (s.get("completion_tokens") or 0)),
+            str((s.get("prompt_tokens") or 0) + (s.get("completion_tokens") or 0)) + ("*" if s.get("cached_calls") else ""),
             "–" if s.get("cost_usd") is None else f"${s['cost_usd']:.4f}",
         )
+    _show_warnings(console, o)  # above the table: what was healed to show it
     console.print(table)
+    _show_cached(console, data["history"])
     _show_attribution(console, path, data["history"])
+
+
+def _show_warnings(console, overview: dict) -> None:
+    """The run's damaged files, as its dashboard page says them."""
+    from rich.markup import escape
+
+    for warning in overview.get("warnings") or ():
+        console.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
+
+
+def _show_cached(console, history: list[dict]) -> None:
+    """Steps the call cache answered (their tokens and cost read 0: nothing was paid)."""
+    cached = [s for s in history if s.get("cached_calls")]
+    if not cached:
+        return
+    parts = [f"step {s.get('step')}: {s['cached_calls']} calls, {s.get('cached_tokens') or 0} tok"
+             + (f", ${s['cached_cost_usd']:.4f}" if s.get("cached_cost_usd") else "") for s in cached]
+    console.print("* answered from the call cache, saved: " + "; ".join(parts), soft_wrap=True)
 
 
 def _show_attribution(console, path: Path, history: list[dict]) -> None:

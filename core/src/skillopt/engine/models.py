@@ -138,7 +138,7 @@ def client_options(cfg: RunConfig, role: str, backend: Backend) -> dict:
     return {
         "cache_mode": cfg.model.cache,
         "max_in_flight": _in_flight(configured_in_flight(cfg, role), type(backend).max_concurrency),
-        "retry": RetryPolicy(max_retries=cfg.model.max_retries),
+        "retry": RetryPolicy(max_retries=cfg.model.max_retries, max_retry_after_s=cfg.model.max_retry_wait_s),
         "schema_retries": cfg.model.schema_retries,
         "pricer": make_pricer(cfg),
         "seed": cfg.train.seed,
