@@ -26,7 +26,7 @@ from skillopt_sleep.learn import contrast, gating, reflect
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.options import SleepOptions
 from skillopt_sleep.replay import ReplayResult, replay
-from skillopt_sleep.replay.handoff import handoff_backend
+from skillopt_sleep.replay.handoff import HandoffPending, handoff_backend
 from skillopt_sleep.report import (
     ContrastRow,
     ContrastSummary,
@@ -295,12 +295,16 @@ class Night:
         heur = reflect.heuristic_edits(train, train_result, docs, budget) if self.opts.reflector in ("heuristic", "auto") else []
         llm: list[DocEdit] = []
         if self._llm_reflection():
-            if self.opts.dream_rollouts > 1:
-                llm = self._contrast(train, train_result, docs)
-            if not llm:  # no task varied across its rollouts (or nothing came of it): the normal reflection
-                llm, note = reflect.llm_edits(self.clients.optimizer, train, train_result, docs, budget, self.project.name)
-                if note:
-                    self.notes.append(note)
+            try:
+                if self.opts.dream_rollouts > 1:
+                    llm = self._contrast(train, train_result, docs)
+                if not llm:  # no task varied across its rollouts (or nothing came of it): the normal reflection
+                    llm, note = reflect.llm_edits(self.clients.optimizer, train, train_result, docs, budget, self.project.name)
+                    if note:
+                        self.notes.append(note)
+            except HandoffPending:  # the reflection prompt waits for its answer: stop the round, resume on it
+                self.handoff_stop()
+                raise
         proposals = reflect.merge(heur, llm, budget)
         for p in proposals:
             self.evidence.add("reflect", "proposal", **to_data(p))

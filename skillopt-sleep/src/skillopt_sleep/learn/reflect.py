@@ -157,10 +157,14 @@ def llm_edits(client, tasks, train: ReplayResult, docs, budget: int, project_nam
 
 
 def ask_edits(client, request: CompletionRequest, budget: int, *, origin: str = "llm") -> tuple[list[DocEdit], str]:
-    """Send an edits request; parse and sanitise the reply (a failed call is a note)."""
+    """Send an edits request; parse and sanitise the reply (a failed call is a note). A
+    prompt waiting for a handoff answer propagates, so the night pauses for it like any
+    other handoff round instead of going on without the reflection."""
+    from skillopt_sleep.replay.handoff import HandoffPending
+
     try:
         completion = client.complete(request)
-    except (BudgetExceeded, Cancelled):
+    except (BudgetExceeded, Cancelled, HandoffPending):
         raise
     except SkillOptError as exc:
         return [], clip(f"reflection failed: {type(exc).__name__}: {exc}", 300)
