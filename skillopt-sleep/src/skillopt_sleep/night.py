@@ -219,7 +219,7 @@ class Night:
             workers=self.opts.workers,
         )
         failed = [a.feedback for a in result.attempts if a.status == "error"]
-        judged = sum(1 for t in tasks if t.rubric and not t.checks) * (repeats or self.opts.repeats)
+        judged = sum(1 for t in tasks if t.rubric) * (repeats or self.opts.repeats)
         self.say(
             f"{label}: {len(result.attempts)} attempt(s), {self.metric} {result.evaluation().mean(self.metric):.2f}"
             + (f", {judged} judged by the optimizer" if judged else "")
