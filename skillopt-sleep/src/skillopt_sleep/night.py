@@ -37,6 +37,7 @@ from skillopt_sleep.report import (
     TaskScore,
     Trial,
 )
+from skillopt_sleep.redaction import clip
 from skillopt_sleep.state import SleepState
 
 
@@ -292,7 +293,13 @@ class Night:
 
     def _propose(self, train, train_result, docs) -> list[DocEdit]:
         budget = self.opts.edit_budget
-        heur = reflect.heuristic_edits(train, train_result, docs, budget) if self.opts.reflector in ("heuristic", "auto") else []
+        heur = []
+        if self.opts.reflector in ("heuristic", "auto"):
+            heur = reflect.heuristic_edits(train, train_result, docs, budget)
+            alone = reflect.one_offs(train, train_result)
+            if alone:
+                self.notes.append(f"{len(alone)} lesson(s) taught by one session only, left alone: "
+                                  + "; ".join(clip(lesson.text, 80) for lesson in alone[:3]))  # fmt: skip
         llm: list[DocEdit] = []
         if self._llm_reflection():
             try:
