@@ -85,6 +85,7 @@ def mining(built, project: str, opts) -> dict:
             "checks": sorted({c for r in mine for c in r["checks"]})[:8],
         }
     planned = [s for s in built.plan.sessions if s.project == project and s.label not in ("automation", "elsewhere")]
+    traps = _traps(built, sessions)
     return {
         "sessions_found": len(sessions),
         "sessions_planned": len(planned),
@@ -96,7 +97,49 @@ def mining(built, project: str, opts) -> dict:
         "tasks_unmapped": sum(r["job"] in ("?", "noise", "follow-up", "one-off") for r in rows),
         "tasks_memory_passes": sum(bool(r["memory_passes"]) for r in rows),
         "jobs": jobs,
+        "traps": traps,
     }
+
+
+def _traps(built, sessions) -> dict[str, list[int]]:
+    """How the developer's trap replies were read: each late correction (after the agent
+    said a job was done) as a correction or adjustment, each polite follow-up request as
+    a new request — never as a complaint. ``[read right, seen]`` per kind."""
+    from skillopt_sleep.mine.attempts import steps, vocabulary
+    from skillopt_sleep.mine.corrections import find_correction
+    from skillopt_sleep.mine.feedback import reply_kind
+
+    late, follow = [0, 0], [0, 0]
+    late_jobs = {j.convention.name for j in built.plan.jobs if j.convention.family == "late"}
+    for session in sessions:
+        planned = built.session(session.id)
+        if planned is None:
+            continue
+        vocab = vocabulary(steps(session, -1, len(session.turns)))
+        users = [t.content for t in session.turns if t.role == "user" and t.kind == "message"]
+        follow_ups = {text for text, label in planned.intents if label == "follow-up"}
+        for n, ev in enumerate(planned.events):
+            if ev.kind != "user" or n == 0:
+                continue
+            first_edit = next((i for i, e in enumerate(planned.events) if e.kind == "edit"), -1)
+            # the reply to "Added it to CHANGELOG.md." right after the job's first edit
+            after_done = (
+                n == first_edit + 2
+                and planned.events[n - 1].kind == "assistant"
+                and n + 1 < len(planned.events)
+                and planned.events[n + 1].kind == "edit"  # the edit redone as corrected
+            )
+            text = next((u for u in users if u.strip() == ev.text.strip()), None)
+            if text is None:
+                continue
+            kind = reply_kind(text, is_correction=find_correction(text, vocab) is not None)
+            if ev.text in follow_ups:
+                follow[1] += 1
+                follow[0] += kind == "new_request"
+            elif after_done and planned.label in late_jobs:
+                late[1] += 1
+                late[0] += kind in ("correction", "adjustment")
+    return {"late_corrections": late, "follow_ups": follow}
 
 
 class Recording:
@@ -202,5 +245,8 @@ def summarise(built, out: dict) -> dict:
         "test": [n["test"] for n in nights],
         "accepted_with_lift": len(lifts),
         "leaks": len(out["leaks"]),
+        "tasks_unmapped": sum(r["mining"]["tasks_unmapped"] for r in rows),
+        "late_read": [sum(r["mining"]["traps"]["late_corrections"][i] for r in rows) for i in (0, 1)],
+        "follow_ups_read": [sum(r["mining"]["traps"]["follow_ups"][i] for r in rows) for i in (0, 1)],
     }
     return out
