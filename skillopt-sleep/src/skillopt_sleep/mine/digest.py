@@ -191,6 +191,9 @@ def _intent(session: Session, start: int, end: int, span: list[Step], vocab) -> 
     kept_steps = [s for s in span if s.ok is not False and (fix_at is None or s.index > fix_at)]
     if fix_at is None:  # no words: what failed was rejected, what passed after it kept
         kept_steps = [s for s in kept_steps if s.kind == "edit" or s.ok]
+    # the same command failing and then passing is code being fixed, not the command rejected
+    kept_segments = {s.segment for s in kept_steps if s.kind == "shell"}
+    rejected_steps = [s for s in rejected_steps if not (s.kind == "shell" and s.segment in kept_segments)]
     rejected_text = "\n".join(_text(s) for s in rejected_steps)
     kept_text = "\n".join(_text(s) for s in kept_steps)
     diffs = differences(rejected_steps, kept_steps)

@@ -167,7 +167,7 @@ def reply_kind(text: str, *, is_correction: bool) -> str:
     if is_correction:
         return "correction"
     unopened = words.LATE_OPENER.sub("", POLITE.sub("", cleaned), count=1).strip(" ,.!")
-    if words.MEANT_WORD.search(cleaned) or _BACK_REF.match(unopened) or (_INSTEAD.search(cleaned) and len(cleaned.split()) <= 15):
+    if words.MEANT_WORD.search(cleaned) or _BACK_REF.match(unopened):
         return "adjustment"
     if is_request(cleaned):
         return "new_request"

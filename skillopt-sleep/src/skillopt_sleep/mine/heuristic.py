@@ -101,6 +101,13 @@ def mine(
     cats = [ev.categories for ev in evidence]
     acts = [ev.actions for ev in evidence]
     groups = cluster(texts, cats, actions=acts)
+    # what the agent does by default *in this project*: the attempts the developer rejected
+    # in train sessions, by kind of job (a check one of them passes cannot tell skills apart)
+    defaults: dict[str, list[str]] = defaultdict(list)
+    for ev in evidence:
+        if splits.get(ev.session_id, "train") == "train":
+            for category in ev.categories or ("",):
+                defaults[category] += [r for r in ev.rejected if "\n" not in r]
     tasks: list[SleepTask] = []
     dropped = 0
     for members in groups:
@@ -114,7 +121,7 @@ def mine(
             # session intent, each an independent observation for the gate
             groups_of = [_with_evidence(evidence, idx)] if split == "train" else [[i] for i in idx]
             for group in groups_of:
-                task = _task(evidence, group, texts, cats, acts, split, cluster_key, project_name, memory, counts)
+                task = _task(evidence, group, texts, cats, acts, split, cluster_key, project_name, memory, counts, defaults)
                 if task.checkable:
                     if split == "train":
                         task = attrs.evolve(task, lessons=tuple(attrs.evolve(x, seen=seen.get(x.key, 0)) for x in task.lessons))
@@ -151,7 +158,7 @@ def _with_evidence(evidence: list[IntentEvidence], idx: list[int]) -> list[int]:
     return [i for i in idx if evidence[i].checks or evidence[i].weak_checks or evidence[i].lessons] or idx
 
 
-def _checks(items: list[IntentEvidence], memory: ProjectMemory, counts: _Counts) -> list[Check]:
+def _checks(items: list[IntentEvidence], memory: ProjectMemory, counts: _Counts, defaults: dict[str, list[str]]) -> list[Check]:
     """The group's checks that separate what was accepted from what was rejected or a
     generic answer would do, that the memory files alone do not already guarantee, and
     that agree with the project's memory (at most six)."""
@@ -159,6 +166,7 @@ def _checks(items: list[IntentEvidence], memory: ProjectMemory, counts: _Counts)
     rejected = [text for ev in items for text in ev.rejected]
     accepted = "\n".join(text for ev in items for text in ev.accepted)
     by_memory = memory_answer(memory)
+    seen_defaults = [f"```bash\n{r}\n```" for c in sorted(categories) for r in defaults.get(c, [])[:20]]
     kept: dict[tuple[str, str], Check] = {}
     for pool in ([c for ev in items for c in ev.checks], [c for ev in items for c in ev.weak_checks]):
         for check in pool:
@@ -178,7 +186,8 @@ def _checks(items: list[IntentEvidence], memory: ProjectMemory, counts: _Counts)
     checks = list(kept.values())[:6]
     # a default that is this project's own convention (the kept command) is no tie when the
     # sessions show the agent doing something else: only the other defaults must fail
-    if checks and generic_passes(checks, categories, extra=[by_memory] if by_memory else (), unless=accepted if rejected else ""):
+    extra = ([by_memory] if by_memory else []) + seen_defaults
+    if checks and generic_passes(checks, categories, extra=extra, unless=accepted if rejected else ""):
         counts.generic += len(checks)
         return []
     return checks
@@ -190,10 +199,12 @@ def _memory_states(lesson, memory: ProjectMemory) -> bool:
     return bool(lesson.prefer and said) and all(p.lower() in said for p in lesson.prefer)
 
 
-def _task(evidence, idx: list[int], texts, cats, acts, split: str, cluster_key: str, project_name: str, memory, counts) -> SleepTask:
+def _task(
+    evidence, idx: list[int], texts, cats, acts, split: str, cluster_key: str, project_name: str, memory, counts, defaults=None
+) -> SleepTask:
     items = [evidence[i] for i in idx]
     face = medoid(idx, texts, cats, acts)
-    checks = _checks(items, memory, counts)
+    checks = _checks(items, memory, counts, defaults or {})
     outcome = max((ev.outcome for ev in items), key=lambda o: OUTCOME_RANK.get(o, 0))
     files = Counter(f for ev in items for f in ev.files)
     context_lines = []

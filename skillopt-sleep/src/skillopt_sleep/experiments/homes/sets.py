@@ -9,6 +9,11 @@ structured logging, UTC timestamps, dependency installs, the Rust tools) no tuni
 home has, and unseen seeds of the tuning personas; every held-out home uses the ``B``
 phrasing pool (:mod:`.phrasing`), so its developer asks, corrects, praises and follows
 up in sentences no tuning home contains. Every figure is reported on held-out homes.
+The first nine held-out homes were run once after tuning; that run found two faults
+(a request containing "instead of" read as a late correction; a check only the
+project's own default passes, on a stack the generic answers did not cover), which
+were fixed, so the last six held-out homes were added then and first run for the
+final figures.
 """
 
 from __future__ import annotations
@@ -47,6 +52,13 @@ HELD_OUT: tuple[HomeId, ...] = (
     HomeId(persona="maria", seed=31, pool="B"),
     HomeId(persona="theo", seed=31, pool="B"),
     HomeId(persona="kenji", seed=31, pool="B"),
+    # added after the first held-out run (which found two faults, fixed then): never looked at before the final figures
+    HomeId(persona="lucia", seed=13, pool="B"),
+    HomeId(persona="anke", seed=13, pool="B"),
+    HomeId(persona="olu", seed=13, pool="B"),
+    HomeId(persona="maria", seed=32, pool="B"),
+    HomeId(persona="theo", seed=32, pool="B"),
+    HomeId(persona="kenji", seed=32, pool="B"),
 )
 
 #: conventions only held-out homes use (a check against a tuning persona drifting onto them)
