@@ -220,7 +220,7 @@ def _intent(session: Session, start: int, end: int, span: list[Step], vocab) -> 
     for i, c in reading.corrections:  # what the words name that no difference already shows
         # what the words name counts unless the steps contradict it (the rejected attempt had it, the kept one not)
         prefer = tuple(t for t in c.prefer if t.lower() not in shown and not _grounded(t, rejected_text, kept_text))
-        avoid = tuple(t for t in c.avoid if not _grounded(t, kept_text, rejected_text))
+        avoid = tuple(t for t in c.avoid if t.lower() not in kept_text.lower())  # never forbid what was kept
         if not prefer and not c.prefer and not avoid:
             prefer, avoid = _from_commands(span, i, avoid)
         checks += _checks_for(prefer, avoid, "developer correction")
