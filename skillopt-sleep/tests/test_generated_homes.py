@@ -58,7 +58,7 @@ def test_a_home_is_deterministic_by_seed(tmp_path):
 
 def test_every_home_has_what_the_issue_asks_for(tmp_path):
     agents, languages = set(), set()
-    for n, home_id in enumerate(HELD_OUT + TUNE[1:]):
+    for home_id in HELD_OUT + TUNE[1:]:
         p = plan(home_id)
         regular = [j for j in p.jobs if not j.memory_stated]
         assert len(regular) == 5 and all(3 <= j.repeats <= 11 for j in regular), home_id
