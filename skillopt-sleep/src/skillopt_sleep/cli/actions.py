@@ -392,10 +392,25 @@ def unschedule(*, project: Path, everything: bool, crontab_file: Path | None, as
         info(f"removed {removed} entr{'y' if removed == 1 else 'ies'}")
 
 
-def experiment(*, persona: str, seeds: int, assert_improves: bool, home: bool, as_json: bool) -> None:
+def experiment(*, persona: str, seeds: int, assert_improves: bool, home: bool, as_json: bool, homes: str = "") -> None:
     from skillopt_sleep.experiments.home_run import home_verdict, run_home_experiment
     from skillopt_sleep.experiments.run import run_experiment, verdict
 
+    if homes:
+        from skillopt_sleep.experiments.homes.run import homes_verdict, run_homes, table
+
+        try:
+            results = run_homes(homes)
+        except SkillOptError as exc:
+            raise fail(str(exc)) from None
+        ok, summary = homes_verdict(results)
+        if as_json:
+            print_json({"ok": ok, "summary": summary, "runs": results})
+        else:
+            typer.echo(table(results) + "\n\n" + json.dumps(summary, indent=2))
+        if assert_improves and not ok:
+            raise typer.Exit(1)
+        return
     try:
         results = run_home_experiment(seeds=seeds) if home else run_experiment(persona=persona, seeds=seeds)
     except SkillOptError as exc:
