@@ -49,6 +49,8 @@ _GROUPS: dict[str, dict[str, str]] = {
         "register_secret": "skillopt.redact:register_secret",
         "get_key": "skillopt.keys:get_key",
         "stored_keys": "skillopt.keys:stored_keys",
+        "role_env_family": "skillopt.config.environ:role_family",
+        "env_lookup": "skillopt.config.environ:lookup",
     },
     "Gates": {
         "Gate": "skillopt.gates:Gate",

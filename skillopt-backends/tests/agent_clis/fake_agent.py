@@ -33,7 +33,7 @@ OPTIONS = {
     "claude": {
         "-p": False, "--print": False, "--output-format": True, "--model": True, "--system-prompt": True,
         "--system-prompt-file": True, "--json-schema": True, "--tools": True, "--strict-mcp-config": False,
-        "--no-session-persistence": False, "--effort": True,
+        "--no-session-persistence": False, "--effort": True, "--verbose": False,
     },
     "codex": {
         "--json": False, "--skip-git-repo-check": False, "--ephemeral": False, "--sandbox": True, "--color": True,
@@ -46,6 +46,7 @@ OPTIONS = {
     "copilot": {
         "-p": True, "--prompt": True, "--output-format": True, "--model": True, "--stream": True,
         "--no-custom-instructions": False, "--disable-builtin-mcps": False, "--effort": True, "--allow-all-tools": False,
+        "--available-tools": True,
     },
     "opencode": {
         "--format": True, "--model": True, "-m": True, "--agent": True, "--title": True, "--session": True,
@@ -164,6 +165,14 @@ def parse(flavor: str, args: list[str], state: Path) -> dict:
     i = 0
     while i < len(args):
         arg = args[i]
+        if arg.startswith("--") and "=" in arg:  # --option=value
+            name, _, value = arg.partition("=")
+            if name not in known or not known[name]:
+                print(f"error: unknown option '{name}'", file=sys.stderr)
+                sys.exit(2)
+            got.setdefault(name, []).append(value)
+            i += 1
+            continue
         if arg.startswith("-") and arg != "-":
             if arg not in known:
                 print(f"error: unknown option '{arg}'", file=sys.stderr)
@@ -189,8 +198,8 @@ def value_for(schema: dict, name: str = ""):
     if kind == "object" or "properties" in schema:
         props = schema.get("properties", {})
         return {k: value_for(v, k) for k, v in props.items() if k in schema.get("required", list(props))}
-    if kind == "array":
-        return []
+    if kind == "array":  # as few items as the schema allows
+        return [value_for(schema.get("items") or {}) for _ in range(int(schema.get("minItems", 0)))]
     if kind == "number":
         return 0.5
     if kind == "integer":
@@ -211,9 +220,35 @@ def schema_in(flavor: str, opts: dict, prompt: str) -> dict | None:
     return None
 
 
-def emit_success(flavor: str, text: str, data, prompt: str, opts: dict) -> None:
+def emit_tool_steps(flavor: str, tools: list[dict]) -> None:
+    """The agent's tool calls and results, in the CLI's own event format (before its reply)."""
+    for n, tool in enumerate(tools):
+        if flavor == "claude":
+            use_id = f"toolu_{n:02d}"
+            print(json.dumps({"type": "assistant", "message": {"role": "assistant", "content": [
+                {"type": "tool_use", "id": use_id, "name": tool["name"], "input": tool.get("input", {})}]}}))
+            print(json.dumps({"type": "user", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": use_id, "content": tool.get("output", "")}]}}))
+        elif flavor == "codex":
+            print(json.dumps({"type": "item.completed", "item": {
+                "id": f"item_t{n}", "type": "command_execution", "command": tool.get("command", tool["name"]),
+                "aggregated_output": tool.get("output", ""), "exit_code": tool.get("exit_code", 0), "status": "completed"}}))
+
+
+def emit_success(flavor: str, text: str, data, prompt: str, opts: dict, tools: list | None = None) -> None:
     model = (opts.get("--model") or opts.get("-m") or [MODELS[flavor]])[-1]
     tokens_in, tokens_out = max(1, len(prompt) // 4), max(1, len(text) // 4)
+    stream = flavor == "claude" and (opts.get("--output-format") or ["json"])[-1] == "stream-json"
+    if stream:
+        if "--verbose" not in opts:
+            print("Error: When using --print, --output-format=stream-json requires --verbose", file=sys.stderr)
+            sys.exit(1)
+        print(json.dumps({"type": "system", "subtype": "init", "session_id": "9f0c6a52", "tools": ["Read", "Grep", "Glob"], "model": model}))
+        emit_tool_steps(flavor, tools or [])
+        print(json.dumps({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}))
+    if flavor == "codex" and tools:
+        print(json.dumps({"type": "thread.started", "thread_id": "t"}))
+        emit_tool_steps(flavor, tools)
     if flavor == "claude":
         result = {
             "type": "result", "subtype": "success", "is_error": False, "duration_ms": 812, "duration_api_ms": 790,
@@ -373,7 +408,7 @@ def main() -> int:
     else:
         data, text = None, f"Hello from the fake {flavor} agent."
     native = (flavor == "claude" and "--json-schema" in opts) or (flavor == "codex" and "--output-schema" in opts)
-    emit_success(flavor, text, data if (native and flavor == "claude") else None, prompt + system, opts)
+    emit_success(flavor, text, data if (native and flavor == "claude") else None, prompt + system, opts, action.get("tools"))
     return 0
 
 

@@ -65,10 +65,10 @@ def run_night(
     if backend is not None and backend.dir.is_dir():
         if dry_run:
             pin.clear(backend.dir)  # the night is over: the next run harvests afresh
-        else:
-            done = backend.dir.parent / "handoff-done" / f"night-{night.night:04d}"
-            done.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            backend.dir.rename(done)  # answered prompts (and the pinned tasks) stay reviewable; the next night starts clean
+        else:  # answered prompts (and the pinned tasks) stay reviewable; the next night starts clean
+            from skillopt_sleep.replay.handoff import archive
+
+            archive(backend.dir, night.night)
     return result
 
 

@@ -26,7 +26,7 @@ from skillopt_sleep.learn import contrast, gating, reflect
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.options import SleepOptions
 from skillopt_sleep.replay import ReplayResult, replay
-from skillopt_sleep.replay.handoff import handoff_backend
+from skillopt_sleep.replay.handoff import HandoffPending, handoff_backend
 from skillopt_sleep.report import (
     ContrastRow,
     ContrastSummary,
@@ -37,6 +37,7 @@ from skillopt_sleep.report import (
     TaskScore,
     Trial,
 )
+from skillopt_sleep.redaction import clip
 from skillopt_sleep.state import SleepState
 
 
@@ -222,7 +223,7 @@ class Night:
             workers=self.opts.workers,
         )
         failed = [a.feedback for a in result.attempts if a.status == "error"]
-        judged = sum(1 for t in tasks if t.rubric and not t.checks) * (repeats or self.opts.repeats)
+        judged = sum(1 for t in tasks if t.rubric) * (repeats or self.opts.repeats)
         self.say(
             f"{label}: {len(result.attempts)} attempt(s), {self.metric} {result.evaluation().mean(self.metric):.2f}"
             + (f", {judged} judged by the optimizer" if judged else "")
@@ -305,17 +306,27 @@ class Night:
         unused = "--preferences unused: they are shown to a model reflector, and tonight's reflection used none"
         if self.opts.preferences and not self._llm_reflection() and unused not in self.notes:
             self.notes.append(unused)
-        heur = reflect.heuristic_edits(train, train_result, docs, budget) if self.opts.reflector in ("heuristic", "auto") else []
+        heur = []
+        if self.opts.reflector in ("heuristic", "auto"):
+            heur = reflect.heuristic_edits(train, train_result, docs, budget)
+            alone = reflect.one_offs(train, train_result)
+            if alone:
+                self.notes.append(f"{len(alone)} lesson(s) taught by one session only, left alone: "
+                                  + "; ".join(clip(lesson.text, 80) for lesson in alone[:3]))  # fmt: skip
         llm: list[DocEdit] = []
         if self._llm_reflection():
-            if self.opts.dream_rollouts > 1:
-                llm = self._contrast(train, train_result, docs)
-            if not llm:  # no task varied across its rollouts (or nothing came of it): the normal reflection
-                llm, note = reflect.llm_edits(
-                    self.clients.optimizer, train, train_result, docs, budget, self.project.name, self.opts.preferences
-                )
-                if note:
-                    self.notes.append(note)
+            try:
+                if self.opts.dream_rollouts > 1:
+                    llm = self._contrast(train, train_result, docs)
+                if not llm:  # no task varied across its rollouts (or nothing came of it): the normal reflection
+                    llm, note = reflect.llm_edits(
+                        self.clients.optimizer, train, train_result, docs, budget, self.project.name, self.opts.preferences
+                    )
+                    if note:
+                        self.notes.append(note)
+            except HandoffPending:  # the reflection prompt waits for its answer: stop the round, resume on it
+                self.handoff_stop()
+                raise
         proposals = reflect.merge(heur, llm, budget)
         for p in proposals:
             self.evidence.add("reflect", "proposal", **to_data(p))

@@ -133,12 +133,17 @@ def read_preferences(value: str | None) -> str:
 
 _OPTION_KEY = re.compile(r"(?:--set\s+)?(?:the setting\s+)?model\.(?:target|optimizer)\.options\.(\w+)(?:=…|=\.\.\.)?")
 _TIMEOUT_KEY = re.compile(r"(?:raise\s+)?model\.(?:target|optimizer)\.timeout_s")
+_LOCAL_PATH = re.compile(r"(?:--set\s+)?model\.local_path(?:=|:\s*)")
+_ROLE_MODEL = re.compile(r"\(for a per-role model use model\.(?:target|optimizer)\.model\)")
 
 
 def in_sleep_terms(message: str) -> str:
     """A backend's hint in the words of ``skillopt sleep``: backends name config keys
-    (``model.target.options.path``, ``model.target.timeout_s``), which ``skillopt run``
-    sets with ``--set``; this command sets them with ``--backend-option KEY=…`` and
-    ``--timeout``."""
+    (``model.target.options.path``, ``model.target.timeout_s``, ``model.local_path``),
+    which ``skillopt run`` sets with ``--set``; this command sets them with
+    ``--backend-option KEY=…``, ``--timeout`` and ``--model /path/model.gguf`` (the local
+    backend runs a GGUF named as the model), per role with ``--optimizer-model``."""
     message = _OPTION_KEY.sub(lambda m: f"--backend-option {m.group(1)}=…", message)
+    message = _LOCAL_PATH.sub(lambda m: "--model " if m.group(0).startswith("--set") or m.group(0).endswith("=") else "--model: ", message)
+    message = _ROLE_MODEL.sub("(for the optimizer's model use --optimizer-model)", message)
     return _TIMEOUT_KEY.sub(lambda m: "raise --timeout" if m.group(0).startswith("raise") else "--timeout", message)

@@ -54,6 +54,8 @@ class MiningSummary:
     dropped_contradicting: int = 0
     #: checks kept: each one a generic answer fails
     discriminative_checks: int = 0
+    #: checks dropped because an agent following the memory files alone already passes them
+    dropped_memory_checks: int = 0
     recalled: int = 0
     dreams: int = 0
     session_splits: dict[str, int] = attrs.field(factory=dict)

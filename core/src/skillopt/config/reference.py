@@ -39,6 +39,8 @@ HELP = {
     "model.options": "backend-specific options shared by both roles (e.g. {n_ctx = 4096}, {structured = \"json_object\"})",
     "model.cache": "call cache: read-write, off, or replay (answer only from the cache)",
     "model.max_retries": "retries of rate-limited or transient failures (auth and bad requests never retry)",
+    "model.max_retry_wait_s": "the longest one retry waits when a provider's Retry-After asks for more (seconds); "
+                              "a wait of a second or more is said on the console",
     "model.schema_retries": "re-asks when a reply breaks the requested JSON schema",
     "model.max_in_flight": "calls in flight per backend endpoint, shared by every thread of the run",
     "model.prices": "USD per million tokens by model: {\"gpt-x\" = {input_per_mtok = 1.0, output_per_mtok = 4.0}}",
@@ -89,8 +91,11 @@ HELP = {
                                   "(selection_items val items taken out of the gate's, seeded) or an items file in the "
                                   "env's format; the summary says so; the lift CI stays on test",
     "evaluation.selection_items": "items of the selection split (0 = a third of val when carved; all of a file)",
-    "optimizer.rejected_ledger": "remember rejected candidates across runs (per env and initial skill, under the user data "
-                                 "dir): analysts see them and an identical candidate is not scored again",
+    "optimizer.rejected_ledger": "remember rejected candidates across runs (per env and its settings, target model and "
+                                 "initial skill, under the user data dir): analysts see them and an identical candidate "
+                                 "under the same gate is not scored again",
+    "optimizer.ignore_rejected": "start without earlier runs' rejections (--ignore-rejected): analysts are not shown them "
+                                 "and no candidate is refused; this run's rejections are still recorded",
     "optimizer.rejected_shown": "rejected edits from earlier runs shown to analysts (0 = none)",
     "optimizer.max_skill_tokens": "the skill's length budget in tokens (~4 characters each), told to every optimizer "
                                   "stage; the gate refuses a candidate over it unless it shortens an over-budget skill "

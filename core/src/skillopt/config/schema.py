@@ -25,6 +25,7 @@ UPDATE_MODE_ALIASES = {
     "suggestions": "rewrite",
     "full_rewrite": "full-rewrite",
     "full_rewrite_minibatch": "full-rewrite",
+    "minibatch_full_rewrite": "full-rewrite",
 }
 
 DEFAULT_LEADING_WORDS = (
@@ -104,6 +105,7 @@ class OptimizerConfig:
     max_skill_chars: int = attrs.field(default=0, validator=_at_least(0))
     max_skill_tokens: int = attrs.field(default=0, validator=_at_least(0))
     rejected_ledger: bool = True
+    ignore_rejected: bool = False
     rejected_shown: int = attrs.field(default=8, validator=_at_least(0))
     rewrite_max_tokens: int = attrs.field(default=16000, validator=_at_least(256))
     rewrite_reasoning_effort: str = ""
@@ -206,6 +208,7 @@ class ModelConfig(Connection):
     target: RoleConfig = RoleConfig()
     cache: str = attrs.field(default="read-write", validator=_one_of(CACHE_MODES))
     max_retries: int = attrs.field(default=5, validator=_at_least(0))
+    max_retry_wait_s: float = attrs.field(default=60.0, validator=v.gt(0))
     schema_retries: int = attrs.field(default=2, validator=_at_least(0))
     max_in_flight: int = attrs.field(default=16, validator=_at_least(1))
     prices: dict[str, dict[str, float]] = attrs.field(factory=dict)

@@ -18,6 +18,7 @@ from skillopt.results import FinalPick, GateInfo, RunStatus, RunSummary, ValSumm
 from skillopt.engine.context import RunData
 from skillopt.engine.lift import bootstrap_lift, describe as describe_lift
 from skillopt.engine.reporting import target_cap_setting
+from skillopt.engine.rundir import RUN_LAYOUT
 from skillopt.engine.stages.records import FinalEvalResult
 
 
@@ -86,7 +87,7 @@ def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, dat
         gate=GateInfo(name=gate.name, metric=cfg.evaluation.gate_metric, use_gate=cfg.evaluation.use_gate),
         val=ValSummary(
             n=len(data.val), baseline_gate_score=final.initial_val_score if final else st.baseline_score,
-            best_gate_score=st.best_score,
+            best_gate_score=final.best_val_score if final and final.best_val_score is not None else st.best_score,
             final_gate_score=final.final_val_score if final else st.current_score,
             final_hard=final.final_hard if final else _last(history, "selection_hard", st.current_score),
             final_soft=final.final_soft if final else _last(history, "selection_soft", st.current_score),
@@ -103,7 +104,7 @@ def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, dat
         usage=totals, optimizer_prompt_tokens_per_step=_per_step(history, "optimizer_prompt_tokens"),
         total_wall_time_s=round(st.wall_time_s, 2), config_changes=tuple(st.config_changes), config=config_data,
         test_lift=bootstrap_lift([list(final.test_item_lift.values())], seed=cfg.train.seed) if final else None,
-        finished_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), selection=final_pick(picked),
+        finished_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), run_layout=RUN_LAYOUT, selection=final_pick(picked),
     )
 
 

@@ -11,7 +11,7 @@ from typing import Any
 #: StepRecord fields every tracker charts, per step
 STEP_FIELDS = ("current_score", "best_score", "candidate_gate_score", "rollout_hard", "rollout_soft", "edit_budget",
                "n_edits_proposed", "n_edits_selected", "n_edits_applied", "prompt_tokens", "completion_tokens", "calls",
-               "cost_usd", "wall_time_s")
+               "cost_usd", "cached_calls", "cached_tokens", "cached_cost_usd", "wall_time_s")
 
 
 def _number(value: Any) -> float | None:
@@ -42,6 +42,7 @@ def summary_metrics(summary: Any) -> dict[str, float]:
         "val_final": val.get("final_gate_score"), "steps_completed": data.get("steps_completed"),
         "accepts": data.get("total_accepts"), "cost_usd_total": usage.get("cost_usd"), "requests": usage.get("requests"),
         "prompt_tokens_total": usage.get("prompt_tokens"), "completion_tokens_total": usage.get("completion_tokens"),
+        "cached_calls_total": usage.get("cached_calls"), "cached_tokens_total": usage.get("cached_tokens"),
         "hard": data.get("hard"), "soft": data.get("soft"),  # an evaluation's
     }
     for which in ("initial", "best", "final"):

@@ -29,8 +29,8 @@ from skillopt.engine.observers import Observers, RunInfo
 from skillopt.engine.plan import check_train_size, epoch_batches, scheduled_budget, steps_per_epoch
 from skillopt.engine.progress import NullReporter
 from skillopt.engine.rollouts import RolloutRunner, SystemicFailure, is_missing_error
-from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection
-from skillopt.engine.rundir import RunDir, write_json
+from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection, start_line as rejected_line
+from skillopt.engine.rundir import GATE_VERDICT, RunDir, write_json
 from skillopt.engine.state import TrainState, adopt_best, adopt_current, current_view
 from skillopt.engine.step import StepOutcome, run_step
 from skillopt.engine.subsets import subset
@@ -50,12 +50,13 @@ def rollout_deadline(cfg: RunConfig, target) -> float:
     """When the engine gives up on one rollout: the env's own limit plus the time the
     client's retries of one call may need (so a slow call's retry is never cut off and
     scored as a timeout)."""
+    from skillopt.calls import RetryPolicy
+
     settings = getattr(getattr(target, "backend", None), "settings", None)
     call = float(getattr(settings, "timeout_s", None) or cfg.model.timeout_s)
     retries = cfg.model.max_retries
-    retry_policy = getattr(target, "retry", None)
-    base, cap = (retry_policy.base_delay_s, retry_policy.max_delay_s) if retry_policy else (0.5, 30.0)
-    backoff = sum(min(cap, base * 2**i) for i in range(retries))
+    policy = getattr(target, "retry", None) or RetryPolicy(max_retry_after_s=cfg.model.max_retry_wait_s)
+    backoff = sum(policy.longest_wait(i) for i in range(retries))
     return cfg.env.exec_timeout + call * retries + backoff
 
 
@@ -88,6 +89,8 @@ class Trainer:
         self.baseline_missing: dict[str, str] = {}
         self._started = time.monotonic()
         self._prior_wall = 0.0
+        #: what the run says about earlier runs' rejections it starts with ('' = nothing)
+        self.rejected_line = ""
 
     @property
     def strategy(self):
@@ -109,12 +112,13 @@ class Trainer:
         total = min(schedule, self.cfg.train.max_steps) if self.cfg.train.max_steps else schedule
         data = RunData(train=tuple(train), val=tuple(val), index={t.id: t for t in [*train, *val]},
                        steps_per_epoch=spe, schedule_steps=schedule, total_steps=total, selection=tuple(held_out))
-        rejected, gate_ctx, ledger = rejected_for_run(self.cfg, self.env, self.rundir.root, [t.id for t in val],
-                                                      fresh=not self.rundir.state.exists())
+        found = rejected_for_run(self.cfg, self.env, self.target, self.rundir.root, [t.id for t in val],
+                                 fresh=not self.rundir.state.exists())
+        self.rejected_line = rejected_line(found)
         return RunContext(cfg=self.cfg, env=self.env, target=self.target, optimizer=self.optimizer, policy=self.policy,
                           gate=self.gate, rundir=self.rundir, data=data, runner=self.runner, evaluator=self.evaluator,
-                          ledger=self.ledger, reporter=self.reporter, rejected=rejected, gate_context=gate_ctx,
-                          rejected_path=ledger)
+                          ledger=self.ledger, reporter=self.reporter, rejected=found.entries, gate_context=found.context,
+                          rejected_path=found.path)
 
     def plans(self, run: RunContext, epoch: int) -> list[StepPlan]:
         o = self.cfg.optimizer
@@ -187,6 +191,8 @@ class Trainer:
             if lock.took_over is not None:
                 self.reporter.line(f"[yellow]note:[/yellow] took over the lock of {lock.took_over.describe()} (no longer running)")
             run = self.context()
+            if self.rejected_line:
+                self.reporter.line(self.rejected_line)
             self.announce_start()
             stopped: Stop | None = None
             current: str | None = None  # None until the baseline exists (a skill may be empty)
@@ -280,6 +286,8 @@ class Trainer:
                                                  gated.candidate.gate_score if gated else None))
         record = reporting.step_record(run, plan, action, outcome, state=self.state, skill_len=len(current),
                                        usage=self.ledger.scope_totals(f"step {plan.step}"))
+        if gated is not None:  # the verdict alone, where the first run layout documented it (docs/run-layout.md)
+            write_json(self.rundir.step_dir(plan.step) / GATE_VERDICT, to_data(gated.verdict))
         write_json(self.rundir.step_dir(plan.step) / "step_record.json", to_data(record))
         reporting.append_history(self.rundir, to_data(record), step=plan.step)
         if outcome.select is not None and outcome.select.lr_decision:
@@ -326,6 +334,7 @@ class Trainer:
             "slow update force-accepted (optimizer.slow_update_gate_with_selection=false); its val score was re-measured")
         result = gate(run, self.rundir.epoch_dir("slow_update", ep) / "gate", before, candidate, label="val: slow update",
                       force_reason=reason)
+        write_json(self.rundir.epoch_dir("slow_update", ep) / GATE_VERDICT, to_data(result.verdict))
         run.reporter.line(f"epoch {ep} slow update: {result.verdict.action.value} "
                           f"(val {result.candidate.gate_score:.3f} vs {result.current.gate_score:.3f})")
         if not result.verdict.accepted:

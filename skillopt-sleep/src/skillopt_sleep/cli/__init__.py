@@ -379,13 +379,17 @@ def experiment(
             "planted secrets; reports what was found, mined and staged.",
         ),
     ] = False,
+    homes: Annotated[
+        str,
+        typer.Option("--homes", help="Run the generated-homes experiment on a set: tune, held-out or all (a table per home)."),
+    ] = "",
     as_json: Json = False,
 ) -> None:
-    """The deterministic experiments: personas (the gated cycle improves held-out score and blocks a harmful edit)
-    or, with --home, a realistic home directory."""
+    """The deterministic experiments: personas (the gated cycle improves held-out score and blocks a harmful edit),
+    with --home a realistic home directory, with --homes many generated ones."""
     from skillopt_sleep.cli import actions
 
-    actions.experiment(persona=persona, seeds=seeds, assert_improves=assert_improves, home=home, as_json=as_json)
+    actions.experiment(persona=persona, seeds=seeds, assert_improves=assert_improves, home=home, as_json=as_json, homes=homes)
 
 
 @hookimpl

@@ -49,6 +49,19 @@ def _typed(value: str):
     return {"true": True, "false": False}.get(value.lower(), value)
 
 
+#: upstream's ``skillopt-sleep --backend`` names that are spelled differently here
+UPSTREAM_BACKENDS = {"mock": "scripted", "azure_openai": "azure-openai"}
+
+
+def _backend(name: str, flag: str) -> str:
+    """Upstream's Sleep backend names, said once: ``mock`` is our ``scripted``."""
+    ours = UPSTREAM_BACKENDS.get(name)
+    if ours is None:
+        return name
+    info(f"{flag} {name} is upstream's name; SkillOpt's is {ours}")
+    return ours
+
+
 def build_options(kw: dict):
     from skillopt_sleep.options import SleepOptions, read_preferences
 
@@ -64,9 +77,9 @@ def build_options(kw: dict):
         agent=kw.get("agent", ""),
         target_skill_path=kw.get("target_skill_path", ""),
         memory=kw.get("memory", "auto"),
-        backend=kw.get("backend", "auto"),
+        backend=_backend(kw.get("backend", "auto"), "--backend"),
         model=kw.get("model", ""),
-        optimizer_backend=kw.get("optimizer_backend", ""),
+        optimizer_backend=_backend(kw.get("optimizer_backend", ""), "--optimizer-backend"),
         optimizer_model=kw.get("optimizer_model", ""),
         backend_options={k: _typed(v) for k, v in _pairs(kw.get("backend_option"), "--backend-option")},
         use_cache=not kw.get("no_cache", False),
@@ -379,10 +392,25 @@ def unschedule(*, project: Path, everything: bool, crontab_file: Path | None, as
         info(f"removed {removed} entr{'y' if removed == 1 else 'ies'}")
 
 
-def experiment(*, persona: str, seeds: int, assert_improves: bool, home: bool, as_json: bool) -> None:
+def experiment(*, persona: str, seeds: int, assert_improves: bool, home: bool, as_json: bool, homes: str = "") -> None:
     from skillopt_sleep.experiments.home_run import home_verdict, run_home_experiment
     from skillopt_sleep.experiments.run import run_experiment, verdict
 
+    if homes:
+        from skillopt_sleep.experiments.homes.run import homes_verdict, run_homes, table
+
+        try:
+            results = run_homes(homes)
+        except SkillOptError as exc:
+            raise fail(str(exc)) from None
+        ok, summary = homes_verdict(results)
+        if as_json:
+            print_json({"ok": ok, "summary": summary, "runs": results})
+        else:
+            typer.echo(table(results) + "\n\n" + json.dumps(summary, indent=2))
+        if assert_improves and not ok:
+            raise typer.Exit(1)
+        return
     try:
         results = run_home_experiment(seeds=seeds) if home else run_experiment(persona=persona, seeds=seeds)
     except SkillOptError as exc:

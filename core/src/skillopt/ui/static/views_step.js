@@ -52,7 +52,8 @@
     const close = el("a", {href: `#/run/${encodeURIComponent(id)}`, class: "close", title: "close (Esc)"}, "×");
     return [
       el("div", {class: "step-head"}, el("h3", {}, `Step ${step}`), el("span", {class: "act " + SO.actionKind(record.action)}, record.action || ""), close),
-      verdict.reason ? el("p", {}, `Gate: ${verdict.action} — ${verdict.reason}` + (SO.isNum(verdict.confidence) ? ` (confidence ${SO.num(verdict.confidence)})` : "")) : "",
+      verdict.reason ? el("p", {id: "gate-reason"}, `Gate: ${verdict.action} — ${verdict.reason}`
+        + (SO.isNum(verdict.confidence) && !/confidence/.test(verdict.reason) ? ` (confidence ${SO.num(verdict.confidence)})` : "")) : "",
       edits.length ? el("div", {class: "table-wrap"}, el("table", {class: "edits"},
         el("tr", {}, ["edit", "status", "support", "from", "content"].map((t) => el("th", {}, t))),
         edits.map((r) => el("tr", {}, el("td", {}, (r.edit || {}).op), el("td", {class: r.status === "applied" ? "ok" : "bad"}, r.status),
