@@ -325,9 +325,9 @@ def schedule(
 ) -> None:
     """Install a user crontab entry that runs this project's cycle every night."""
     kw = dict(locals())
-    from skillopt_sleep.cli import actions
+    from skillopt_sleep.cli import scheduling
 
-    actions.schedule(**kw)
+    scheduling.schedule(**kw)
 
 
 @sleep_app.command("session-end")
@@ -346,9 +346,9 @@ def session_end(
     """For a SessionEnd hook: read the hook's JSON on stdin and stage a night for its
     project in the background (never adopts; returns at once; always exits 0)."""
     kw = dict(locals())
-    from skillopt_sleep.cli import actions
+    from skillopt_sleep.cli import scheduling
 
-    actions.session_end(**kw)
+    scheduling.session_end(**kw)
 
 
 @sleep_app.command("unschedule")
@@ -359,9 +359,9 @@ def unschedule(
     as_json: Json = False,
 ) -> None:
     """Remove this project's crontab entry."""
-    from skillopt_sleep.cli import actions
+    from skillopt_sleep.cli import scheduling
 
-    actions.unschedule(project=project, everything=everything, crontab_file=crontab_file, as_json=as_json)
+    scheduling.unschedule(project=project, everything=everything, crontab_file=crontab_file, as_json=as_json)
 
 
 @sleep_app.command("experiment")
