@@ -157,3 +157,22 @@ def test_mlflow_ui_serves_the_store_the_plugin_wrote(run_cli, tmp_path, monkeypa
     finally:
         os.killpg(server.pid, signal.SIGKILL)
         server.communicate()
+
+
+def test_the_final_pick_on_a_selection_split_is_logged(run_cli, tmp_path, monkeypatch):
+    """A run that picks its final skill on a carved selection split: the pick's scores are
+    metrics and its rule, split and origin are tags, as summary.json says."""
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    uri = f"sqlite:///{tmp_path / 'store.db'}"
+    out = tmp_path / "picked-run"
+    result = run_cli(*run_args(out, "--set", "tracking=[mlflow]", "--set", f"observers.mlflow.tracking_uri={uri}",
+                               "--set", "evaluation.selection_split=carved", "--set", "search.select=smallest"))
+    assert result.exit_code == 0, result.output
+    pick = json.loads((out / "summary.json").read_text())["selection"]
+    client = MlflowClient(tracking_uri=uri)
+    [logged] = client.search_runs([client.get_experiment_by_name("skillopt-searchqa").experiment_id])
+    assert logged.data.tags["skillopt.selection_split"] == "selection" == pick["split"]
+    assert logged.data.tags["skillopt.selection_rule"] == "smallest"
+    assert logged.data.tags["skillopt.selection_origin"] == pick["origin"]
+    assert logged.data.metrics["selection_accuracy"] == pick["objectives"]["accuracy"]
+    assert logged.data.metrics["selection_items"] == pick["n_items"] > 0

@@ -152,3 +152,18 @@ def test_a_step_logged_before_a_kill_is_in_the_file_and_the_resume_adds_the_rest
     files = sorted((out / "wandb").glob("offline-run-*/run-*.wandb"))
     logged = [row["_step"] for f in files for row in history_rows(read_records(f))]
     assert sorted(logged) == [h["step"] for h in history] == [1, 2]
+
+
+def test_the_final_pick_on_a_selection_split_is_in_the_summary(run_cli, tmp_path):
+    out = tmp_path / "picked-run"
+    result = run_cli(*run_args(out, "--set", "tracking=[wandb]", "--set", "evaluation.selection_split=carved",
+                               "--set", "search.select=smallest"))
+    assert result.exit_code == 0, result.output
+    pick = json.loads((out / "summary.json").read_text())["selection"]
+    [file] = sorted((out / "wandb").glob("offline-run-*/run-*.wandb"))
+    final = {}
+    for r in read_records(file):
+        if r.WhichOneof("record_type") == "summary":
+            final.update({"/".join(u.nested_key) or u.key: json.loads(u.value_json) for u in r.summary.update})
+    assert final["selection_split"] == "selection" == pick["split"] and final["selection_rule"] == "smallest"
+    assert final["selection_origin"] == pick["origin"] and final["selection_accuracy"] == pick["objectives"]["accuracy"]

@@ -550,6 +550,12 @@ class StepRecord:
     wall_time_s: float = 0.0
     #: degraded paths taken (a merge or ranking fallback, a candidate over the length limit ...)
     notes: tuple[str, ...] = ()
+    #: proposals the step made (``search.proposals``; 1 = one candidate, the paper's)
+    proposals: int = 1
+    #: distinct candidates raced on val before the gate (0 = no race)
+    raced: int = 0
+    #: the proposal whose candidate went to the gate (the race's winner; 0 with one proposal)
+    race_winner: int = 0
 
 
 # --------------------------------------------------------------------------- sleep sessions

@@ -16,7 +16,7 @@ from skillopt.calls.ledger import LedgerTotals
 from skillopt.legacy import MappingReads
 from skillopt.records import StepAction
 
-__all__ = ["EXIT_CODES", "ConfigChange", "GateInfo", "Lift", "RunStatus", "RunSummary", "SeedRun", "SeedsSummary", "SplitScore", "StepAction",
+__all__ = ["EXIT_CODES", "ConfigChange", "FinalPick", "GateInfo", "Lift", "RunStatus", "RunSummary", "SeedRun", "SeedsSummary", "SplitScore", "StepAction",
            "ValSummary"]
 
 
@@ -132,6 +132,31 @@ class GateInfo(MappingReads):
 
 
 @attrs.frozen(kw_only=True)
+class FinalPick:
+    """How the final (best) skill was picked among the skills the search kept
+    (``search.select``, ``evaluation.selection_split``)."""
+
+    #: ``best``, ``smallest`` or ``weighted`` (``search.select``)
+    rule: str
+    #: ``selection``: a split no gate decision used; ``val``: the gate's own items (no selection split)
+    split: str
+    #: items of that split
+    n_items: int
+    #: kept skills it chose among
+    finalists: int
+    #: kept skills on the front of ``search.objectives``
+    on_front: int
+    #: the picked skill's origin (``step_NNNN`` …)
+    origin: str
+    #: its objectives on ``split`` (``accuracy``, ``skill_tokens``, ``rollout_tokens``)
+    objectives: dict[str, float]
+    #: its val gate score, as the gate measured it
+    val_score: float
+    #: why it was picked, one line
+    reason: str = ""
+
+
+@attrs.frozen(kw_only=True)
 class RunSummary(MappingReads):
     """``summary.json``: how a run ended and what it produced. (It replaced the dict the
     first release handed observers: mapping reads still work, with a DeprecationWarning
@@ -197,6 +222,8 @@ class RunSummary(MappingReads):
     finished_at: str = ""
     #: the run directory's layout (docs/run-layout.md says what moved between layouts)
     run_layout: int = 2
+    #: how the final skill was picked among the kept ones; None when the best gate score simply won
+    selection: FinalPick | None = None
 
     @property
     def exit_code(self) -> int:

@@ -1,7 +1,9 @@
 """Log SkillOpt runs to MLflow: the resolved config (redacted) as params, every step's
 scores, edits, budget, tokens and cost as metrics at that step, the initial skill's scores
 (val baseline, test initial) at step 0, every skill version from the initial one
-(``skills/skill_v0000.md``), the best skill, the history and the summary as artifacts.
+(``skills/skill_v0000.md``), the best skill, the history and the summary as artifacts; when
+the final skill was picked among the kept ones, the pick's scores as metrics and its
+rule, split and origin as ``skillopt.selection_*`` tags.
 
 A tracker: it runs when the run names it (``tracking = ["mlflow"]``, ``--set
 tracking=[mlflow]``) or when ``MLFLOW_TRACKING_URI`` is set. Without a URI it writes a
@@ -21,7 +23,9 @@ from typing import Any
 
 import attrs
 
-from skillopt.api import data_dir, flat_params, hookimpl, remember, step_metrics, summary_metrics, to_data, tracker_memory
+from skillopt.api import (
+    data_dir, flat_params, hookimpl, remember, step_metrics, summary_metrics, summary_tags, to_data, tracker_memory,
+)
 
 #: an observer that sends runs to a store of its own: on only when asked (see the docstring)
 TRACKER = True
@@ -170,6 +174,8 @@ def skillopt_run_finished(run, summary, config):
         _artifact(session.client, session.run_id, out / name)
     status = str(data.get("status", "finished" if run.mode == "eval" else ""))
     session.client.set_tag(session.run_id, "skillopt.status", status)
+    for key, text in summary_tags(data).items():  # how the final skill was picked (a selection split, a rule)
+        session.client.set_tag(session.run_id, f"skillopt.{key}", text)
     session.client.set_terminated(session.run_id, status="FINISHED" if status == "finished" else "FAILED")
     with _lock:
         _sessions.pop(str(run.out_dir), None)

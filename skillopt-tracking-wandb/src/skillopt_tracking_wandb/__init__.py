@@ -24,7 +24,7 @@ from typing import Any
 
 import attrs
 
-from skillopt.api import hookimpl, remember, step_metrics, summary_metrics, to_data, tracker_memory, warn
+from skillopt.api import hookimpl, remember, step_metrics, summary_metrics, summary_tags, to_data, tracker_memory, warn
 
 from skillopt_tracking_wandb import durable
 
@@ -106,7 +106,7 @@ def skillopt_run_finished(run, summary, config):
 
     started = _run(run, config)
     data = summary if isinstance(summary, dict) else to_data(summary)
-    started.summary.update({**summary_metrics(data), "status": str(data.get("status", "finished"))})
+    started.summary.update({**summary_metrics(data), **summary_tags(data), "status": str(data.get("status", "finished"))})
     out = Path(run.out_dir)
     files = [p for p in (out / "summary.json", out / "eval_summary.json", out / "history.json", out / "best_skill.md") if p.is_file()]
     files += sorted((out / "skills").glob("skill_v*.md"))

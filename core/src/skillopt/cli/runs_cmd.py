@@ -113,7 +113,36 @@ def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> 
     _show_warnings(console, o)  # above the table: what was healed to show it
     console.print(table)
     _show_cached(console, data["history"])
+    for s in data["history"]:
+        if s.get("raced"):
+            console.print(f"step {s.get('step')}: race of {s['raced']} proposals, p{s.get('race_winner', 0)} went to the gate",
+                          soft_wrap=True)
     _show_attribution(console, path, data["history"])
+    _show_frontier(console, data.get("frontier"))
+
+
+def _show_frontier(console, found: dict | None) -> None:
+    """The kept skills and their objectives; the final pick and on which items it was made."""
+    from rich.table import Table
+
+    if not found:
+        return
+    if found.get("source") == "pick":
+        where = (f"the selection split ({found.get('n_items')} items no gate decision used)" if found.get("split") == "selection"
+                 else "val (the gate's items)")
+        console.print(f"final pick by '{found.get('rule')}' on {where}: {found.get('reason', '')}", soft_wrap=True, markup=False)
+    else:
+        console.print(f"pool as it stands: {len(found['members'])} kept skills (objectives on val)", soft_wrap=True)
+    table = Table(caption="acc: accuracy on the pick's items; tok/ro: the target's tokens per rollout")
+    table.add_column("skill", no_wrap=True)
+    for column in ("step", "val", "acc", "skill tok", "tok/ro", "front", ""):
+        table.add_column(column, no_wrap=True)
+    for m in found["members"]:
+        table.add_row(str(m.get("origin")), str(m.get("step")), _num(m.get("val_score")), _num(m.get("accuracy")),
+                      "–" if m.get("skill_tokens") is None else f"{m['skill_tokens']:.0f}",
+                      "–" if m.get("rollout_tokens") is None else f"{m['rollout_tokens']:.1f}",
+                      "yes" if m.get("on_front") else "–", "picked" if m.get("chosen") else "")
+    console.print(table)
 
 
 def _show_warnings(console, overview: dict) -> None:

@@ -48,6 +48,9 @@ class Rejection:
     run: str = ""
     step: int = 0
     at: str = ""
+    #: a step's proposal that lost the race to a sibling: the winner's ``candidate_hash``
+    #: ('' = the gate rejected it against the skill it came from)
+    lost_to: str = ""
 
 
 @attrs.frozen(kw_only=True)
@@ -138,8 +141,10 @@ def snapshot(run_dir: Path, ledger: Path, *, fresh: bool, ignore: bool = False) 
 
 
 def record(ledger: Path, rejection: Rejection) -> None:
-    """Append ``rejection`` once (a resumed commit of the same step adds nothing)."""
-    if any(r.run == rejection.run and r.step == rejection.step for r in read_ledger(ledger)):
+    """Append ``rejection`` once (a resumed commit of the same step adds nothing; a step's
+    raced proposals are one entry each)."""
+    if any(r.run == rejection.run and r.step == rejection.step and r.candidate_hash == rejection.candidate_hash
+           for r in read_ledger(ledger)):
         return
     ledger.parent.mkdir(parents=True, exist_ok=True)
     entry = attrs.evolve(rejection, at=rejection.at or time.strftime("%Y-%m-%dT%H:%M:%S%z"))
@@ -148,9 +153,10 @@ def record(ledger: Path, rejection: Rejection) -> None:
 
 
 def rejected_before(entries: tuple[Rejection, ...], parent_hash: str, candidate_hash: str, context: str) -> Rejection | None:
-    """The earlier rejection of this very candidate from this skill under this gate."""
+    """The earlier rejection of this very candidate from this skill under this gate (a
+    proposal that only lost a race to a sibling was never compared with its parent)."""
     for r in reversed(entries):
-        if r.parent_hash == parent_hash and r.candidate_hash == candidate_hash and r.gate_context == context:
+        if not r.lost_to and r.parent_hash == parent_hash and r.candidate_hash == candidate_hash and r.gate_context == context:
             return r
     return None
 
@@ -167,7 +173,8 @@ def analyst_section(entries: tuple[Rejection, ...], shown: int) -> str:
                 continue
             seen.add(key)
             target = f" at {e.target[:80]!r}" if e.target else ""
-            lines.append(f"- {e.op}{target}: {e.content[:200]!r} -> val {r.effect:+.3f} (run {r.run}, step {r.step})")
+            raced = ", lost a race to a sibling proposal" if r.lost_to else ""
+            lines.append(f"- {e.op}{target}: {e.content[:200]!r} -> val {r.effect:+.3f} (run {r.run}, step {r.step}{raced})")
             if len(lines) >= shown:
                 break
         if len(lines) >= shown:

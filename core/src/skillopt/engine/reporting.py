@@ -37,7 +37,9 @@ def baseline_line(run: RunContext, state, ledger, missing: dict[str, str]) -> st
     e = run.cfg.evaluation
     n = len(run.data.val)
     scored = f"{n - len(missing)} of {n}" if missing else f"{n}"
-    text = f"baseline val {e.gate_metric} {state.baseline_score or 0.0:.3f} on {scored} items; {run.data.total_steps} steps planned"
+    held = (f" ({len(run.data.selection)} more held out as the selection split: no gate decision uses them)"
+            if run.data.selection else "")
+    text = f"baseline val {e.gate_metric} {state.baseline_score or 0.0:.3f} on {scored} items{held}; {run.data.total_steps} steps planned"
     if missing:
         reasons = Counter(r[:80] for r in missing.values())
         text += (f"\n[yellow]warning:[/yellow] {len(missing)} of {n} val items got no answer "
@@ -64,6 +66,7 @@ def step_record(run: RunContext, plan: StepPlan, action: StepAction, outcome, *,
     gated = outcome.gate
     verdict = gated.verdict if gated else None
     patches = outcome.reflect.patches
+    race = getattr(outcome, "race", None)
     return StepRecord(
         step=plan.step, epoch=plan.epoch, step_in_epoch=plan.index + 1, action=action,
         edit_budget=outcome.select.budget if outcome.select and outcome.select.budget is not None else (plan.told if plan.told is not None and run.policy.uses_budget else -1),
@@ -87,6 +90,8 @@ def step_record(run: RunContext, plan: StepPlan, action: StepAction, outcome, *,
         optimizer_prompt_tokens=usage.role("optimizer").prompt_tokens, calls=usage.calls, cost_usd=round(usage.cost_usd, 8),
         cached_calls=usage.cached_calls, cached_tokens=usage.cached_tokens, cached_cost_usd=round(usage.cached_cost_usd, 8),
         timing=dict(outcome.timing), wall_time_s=round(sum(outcome.timing.values()), 3), notes=outcome.notes,
+        proposals=getattr(outcome, "proposals", 1), raced=len(race.entrants) if race and len(race.entrants) > 1 else 0,
+        race_winner=race.won.proposal if race else 0,
     )
 
 
@@ -121,6 +126,9 @@ def step_line(rec: StepRecord, total_steps: int, outcome) -> str:
         f"(B={rec.edit_budget}) · {rec.calls} calls, {rec.prompt_tokens + rec.completion_tokens} tok"
         + (f", ${rec.cost_usd:.4f}" if rec.cost_usd else "") + cached_text(rec)
     )
+    race = getattr(outcome, "race", None)
+    if race is not None and len(race.entrants) > 1:
+        line += "\n  " + race_line(race)
     if rec.rollout_errors:
         line += f"\n  [yellow]{rec.rollout_errors} of {rec.rollout_n} train rollouts got no answer; left out of reflection[/yellow]"
     if rec.reflect_failure_reasons:
@@ -136,6 +144,15 @@ def cached_text(rec: StepRecord) -> str:
         return ""
     saved = f", ${rec.cached_cost_usd:.4f}" if rec.cached_cost_usd else ""
     return f" + {rec.cached_calls} cached ({rec.cached_tokens} tok{saved} saved)"
+
+
+def race_line(race) -> str:
+    """``race of 3 proposals: p1 won (val 0.625); p0 0.500 (round 2), p2 refused`` for the step line."""
+    won = race.won
+    others = ", ".join(f"p{e.proposal} " + (f"{e.score:.3f} (round {e.round})" if e.round else "refused")
+                       for e in race.losers)
+    return (f"race of {len(race.entrants)} proposals: p{won.proposal} won (val {won.score:.3f} on {won.items} items)"
+            + (f"; {others}" if others else ""))
 
 
 def load_history(rundir: RunDir) -> list[dict[str, Any]]:

@@ -264,7 +264,44 @@ def detail(run_id: str, path: Path) -> dict[str, Any]:
         "has_best": (path / "best_skill.md").is_file() and not planted_link(path / "best_skill.md"),
         "steps": sorted(int(m.group(1)) for p in (path / "steps").glob("step_*") if (m := _STEP.search(p.name))),
         "epoch_updates": redact_data(epoch_updates(path)),
+        "frontier": frontier(path),
     }
+
+
+def frontier(path: Path) -> dict[str, Any] | None:
+    """The kept skills with their objectives: the final pick's finalists (scored on the
+    selection split when there is one) or, before the pick, the pool as it stands. None
+    when the run keeps one skill and made no pick."""
+    picked = as_mapping(stage_result(path / "selection" / "result.json"))
+    finalists = picked.get("finalists")
+    if isinstance(finalists, list) and finalists:
+        members = [{**_objectives(f), "origin": f.get("origin"), "step": f.get("step"), "val_score": f.get("val_score"),
+                    "on_front": bool(f.get("on_front")), "chosen": i == picked.get("chosen")}
+                   for i, f in enumerate(finalists) if isinstance(f, dict)]
+        return {"source": "pick", "rule": picked.get("rule"), "split": picked.get("split"), "n_items": picked.get("n_items"),
+                "reason": picked.get("reason", ""), "members": members}
+    pool = as_mapping(read_json(path / "runtime_state.json")).get("pool")
+    rows = [m for m in pool if isinstance(m, dict)] if isinstance(pool, list) else []
+    if len(rows) < 2:
+        return None
+    from skillopt.strategies import PoolMember
+    from skillopt.strategies.frontier import dominates
+
+    objectives = ("accuracy", "skill_tokens", "rollout_tokens")
+    kept = [PoolMember(skill_hash=str(i), path="", origin="", score=float(m.get("score") or 0.0),
+                       objectives=_objectives(m)) for i, m in enumerate(rows)]
+    front = [not any(dominates(o, k, objectives) for o in kept if o is not k) for k in kept]
+    members = [{**_objectives(m), "origin": m.get("origin"), "step": m.get("step"), "val_score": m.get("score"),
+                "on_front": f, "chosen": False} for m, f in zip(rows, front, strict=True)]
+    return {"source": "pool", "split": "val", "members": members}
+
+
+def _objectives(row: dict[str, Any]) -> dict[str, float]:
+    found = as_mapping(row.get("objectives"))
+    out = {k: float(v) for k, v in found.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    if "accuracy" not in out and isinstance(row.get("score"), (int, float)):
+        out["accuracy"] = float(row["score"])
+    return out
 
 
 _EPOCH = re.compile(r"epoch_(\d+)$")
@@ -332,8 +369,18 @@ def step_detail(path: Path, step: int) -> dict[str, Any] | None:
     record = read_json(folder / "step_record.json")
     if record is not None:
         files["step_record"] = redact_data(record)
+    race = as_mapping(stage_result(folder / "race" / "result.json"))
+    entrants = race.get("entrants") if isinstance(race.get("entrants"), list) else []
+    won = as_mapping(entrants[race["winner"]]) if isinstance(race.get("winner"), int) and 0 <= race["winner"] < len(entrants) else {}
+    if race:
+        files["race"] = redact_data(race)
+    where = {"merge": folder, "select": folder, "apply": folder}
+    if won:  # several proposals: the winner's own folders
+        where = {"merge": folder / "proposals" / f"g{int(won.get('group') or 0)}",
+                 "select": folder / "proposals" / f"g{int(won.get('group') or 0)}",
+                 "apply": folder / "proposals" / f"p{int(won.get('proposal') or 0)}"}
     for stage in STAGES:
-        stage_dir = folder / stage
+        stage_dir = where.get(stage, folder) / stage
         if stage == "reflect":
             batches = {p.stem: stage_result(p) for p in sorted(stage_dir.rglob("minibatch_*.json"))}
             if batches:
@@ -342,7 +389,7 @@ def step_detail(path: Path, step: int) -> dict[str, Any] | None:
             files[stage] = redact_data(stage_result(stage_dir / "result.json"))
     if (folder / "attribution.json").is_file():
         files["attribution"] = redact_data(stage_result(folder / "attribution.json"))
-    candidate = folder / "apply" / "candidate_skill.md"
+    candidate = where["apply"] / "apply" / "candidate_skill.md"
     return {
         "step": int(step),
         "files": files,

@@ -29,10 +29,15 @@ from skillopt.engine.subsets import subset
 STAGE = "final_eval"
 
 
-def final_eval(run: RunContext, current: Current, *, initial: str, best: str, best_score: float) -> FinalEvalResult:
+def final_eval(run: RunContext, current: Current, *, initial: str, best: str, best_score: float,
+               promotion: bool = True) -> FinalEvalResult:
+    """``promotion=False``: the best skill was picked on a selection split (see
+    :mod:`skillopt.engine.selection`), so a final skill with a higher val score does not
+    replace it."""
     cfg = run.cfg
     folder = run.rundir.root / STAGE
-    key = hashlib.sha256(f"{current.skill_hash}\x1f{skill_hash(initial)}\x1f{skill_hash(best)}\x1f{best_score}".encode()).hexdigest()[:20]
+    ident = f"{current.skill_hash}\x1f{skill_hash(initial)}\x1f{skill_hash(best)}\x1f{best_score}" + ("" if promotion else "\x1fpicked")
+    key = hashlib.sha256(ident.encode()).hexdigest()[:20]
 
     def compute() -> FinalEvalResult:
         tasks = subset(run.env.tasks("test"), cfg.evaluation.test_env_num, cfg.train.seed)
@@ -61,7 +66,7 @@ def final_eval(run: RunContext, current: Current, *, initial: str, best: str, be
                 best_now = final_score
             else:
                 best_now = run.gate.score((best_val or initial_val).result())
-            promote = current.skill_hash != best_hash and final_score > best_now
+            promote = promotion and current.skill_hash != best_hash and final_score > best_now
             chosen_best = current.skill if promote else best
             jobs = {"initial": initial_test, "best": on_test(pool, "best", chosen_best), "final": on_test(pool, "final", current.skill)}
             done = {name: job.result() for name, job in jobs.items()}

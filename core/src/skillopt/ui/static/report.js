@@ -52,6 +52,7 @@
     return el("section", {class: "run-report", id: "run-" + o.id},
       el("h2", {}, o.id), cards(o),
       history.length ? el("div", {class: "chart-grid"}, score, budget, usage) : el("p", {class: "muted"}, "No steps."),
+      r.frontier ? [el("h3", {}, "Kept skills and their objectives"), SO.frontierView(r.frontier)] : "",
       el("h3", {}, "Test by task type"), SO.taskTypeBars((r.summary || {}).test),
       el("h3", {}, "Steps"), stepTable(history, r.epoch_updates || []),
       el("h3", {}, `Edits, step by step (${accepted} of ${history.length} steps kept their candidate)`), changes(r.changes || []),

@@ -52,6 +52,7 @@
         el("thead", {}, el("tr", {}, ["step", "epoch", "action", "edits", "B", "train", "cand val", "current", "tokens", "cost"].map((t) => el("th", {}, t)))),
         el("tbody", {}))),
       el("div", {id: "step"}),
+      el("div", {id: "run-kept"}),
       el("h3", {}, "Test by task type"),
       el("div", {id: "run-tasktypes"}),
       el("h3", {}, "Skill diff"),
@@ -84,6 +85,8 @@
       document.getElementById("chart-score").replaceChildren(el("p", {class: "muted"}, o.status === "running" ? "No step finished yet." : "No steps."));
     }
     stepRows(id, history, data.epoch_updates || []);
+    const kept = SO.frontierView(data.frontier);
+    document.getElementById("run-kept").replaceChildren(...(kept ? [el("h3", {}, "Kept skills and their objectives"), kept] : []));
     document.getElementById("run-tasktypes").replaceChildren(SO.taskTypeBars((data.summary || {}).test));
     diffControls(id, data.skills || [], first);
     document.querySelector("#run-config pre").textContent = JSON.stringify(data.config, null, 2);
