@@ -60,7 +60,10 @@ def token_cluster():
     gcs, client = _free_port(), _free_port()
     temp = tempfile.mkdtemp(prefix="rt", dir="/tmp")  # short: Ray's socket paths live under it
     env = dict(os.environ, RAY_TMPDIR=temp, RAY_AUTH_MODE="token", RAY_AUTH_TOKEN=token, RAY_USAGE_STATS_ENABLED="0",
-               RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0")
+               RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER="0",
+               # the client server Ray starts per connection imports Ray first: 30 s is not
+               # enough on a loaded 2-core machine ("Starting Ray client server failed")
+               RAY_CLIENT_SERVER_CHECK_CHANNEL_TIMEOUT_S="150")
     ray_cli = [sys.executable, "-c", "from ray.scripts.scripts import main; main()"]
     head = subprocess.Popen([*ray_cli, "start", "--head", "--block", "--node-ip-address=127.0.0.1", f"--port={gcs}",
                              f"--ray-client-server-port={client}", "--num-cpus=1", "--include-dashboard=false",
