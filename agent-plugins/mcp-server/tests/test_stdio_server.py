@@ -331,3 +331,22 @@ def test_harvest_writes_only_a_new_file_inside_the_project(mcp_harness, agent_ho
     assert written["schema"] == "skillopt-sleep-tasks" and written["tasks"] == harvest["tasks"]
     no_secret(text)
     no_secret((project / "review" / "tasks.json").read_text(encoding="utf-8"))
+
+
+def test_a_megabyte_argument_is_answered(mcp_harness, agent_home):
+    """A 1 MB argument made the server scrub a 1 MB error message with quadratic patterns
+    and never answer; it is now a prompt tool error."""
+    _home, project = agent_home
+    huge = "0123456789abcdef" * 65_536
+
+    async def scenario():
+        async with mcp_harness.session() as session:
+            with anyio.fail_after(120):
+                status = await mcp_harness.call_error(session, "sleep_status", {"project": huge})
+                # the schema error quotes the value: the whole megabyte goes through the scrubber
+                run = await mcp_harness.call_error(session, "sleep_run", {"project": str(project), "max_calls": huge})
+            return status, run
+
+    status, run = anyio.run(scenario)
+    assert "cannot be read" in status and "1,048,576 characters" in status and len(status) < 1000
+    assert "max_calls" in run and "integer" in run and "Traceback" not in status + run and len(run) <= 4000

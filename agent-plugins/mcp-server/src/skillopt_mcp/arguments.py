@@ -49,14 +49,18 @@ def _describe(error) -> str:
 
 def resolve_project(raw: str) -> Path:
     """An existing project directory as an absolute path, or a clear refusal."""
+    shown = repr(raw) if len(raw) <= 200 else repr(raw[:200]) + f"... ({len(raw):,} characters)"
     path = Path(raw).expanduser()
     if not path.is_absolute():
         path = Path.cwd() / path
-    if not path.exists():
-        raise ToolFailure(f"project {raw!r} does not exist: pass the absolute path of an existing project directory")
-    if not path.is_dir():
-        raise ToolFailure(f"project {raw!r} is not a directory: pass the project's folder, not a file")
-    return path.resolve()
+    try:
+        if not path.exists():
+            raise ToolFailure(f"project {shown} does not exist: pass the absolute path of an existing project directory")
+        if not path.is_dir():
+            raise ToolFailure(f"project {shown} is not a directory: pass the project's folder, not a file")
+        return path.resolve()
+    except OSError as exc:  # a name too long, a loop of symlinks, no permission
+        raise ToolFailure(f"project {shown} cannot be read ({exc.strerror or exc})") from None
 
 
 def confine_new_files(spec: ToolSpec, arguments: dict[str, Any], project: Path | None) -> dict[str, Any]:
