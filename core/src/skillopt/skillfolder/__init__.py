@@ -119,8 +119,10 @@ def front_matter_fields(front: str, where: str) -> dict[str, Any]:
     found = FRONT_MATTER.match(front)
     if not found:
         return {}
+    from skillopt.config.bounded import load_yaml
+
     try:
-        data = yaml.safe_load(found.group("yaml")) or {}
+        data = load_yaml(found.group("yaml"), f"{where}: the front matter") or {}
     except yaml.YAMLError as exc:
         raise ConfigError(f"{where}: the front matter is not valid YAML ({str(exc).splitlines()[0]})") from None
     if not isinstance(data, dict):
