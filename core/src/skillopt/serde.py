@@ -95,7 +95,7 @@ def structure_strict(data: Any, cls: type[T], *, where: str = "") -> T:
         return converter(strict=True).structure(data, cls)
     except cattrs.BaseValidationError as exc:
         messages = cattrs.transform_error(exc, path=where or "config", format_exception=_format_exception)
-        raise ConfigError("invalid configuration:\n  " + "\n  ".join(messages)) from None
+        raise ConfigError("invalid configuration: " + "; ".join(messages)) from None  # one line, as every error
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"invalid configuration{' in ' + where if where else ''}: {exc}") from None
 
