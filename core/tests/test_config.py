@@ -96,10 +96,10 @@ def test_bad_overrides_name_the_key(assignment, fragment):
         ("model.temperature=inf", "finite number, got inf @ config.model.temperature"),
         ("model.target.max_tokens=0", "'max_tokens' must be >= 1"),
         ("model.optimizer.max_in_flight=-2", "'max_in_flight' must be >= 1"),
-        ("budget.max_cost_usd=-1", "'max_cost_usd' must be > 0"),
+        ("budget.max_cost_usd=-1", "'max_cost_usd' must be >= 0"),
         ("budget.max_cost_usd=nan", "config.budget.max_cost_usd"),
-        ("budget.max_calls=-3", "'max_calls' must be >= 1"),
-        ("budget.max_tokens=0", "'max_tokens' must be >= 1"),
+        ("budget.max_calls=-3", "'max_calls' must be >= 0"),
+        ("budget.max_tokens=-1", "'max_tokens' must be >= 0"),
         ("evaluation.gate_min_margin=inf", "config.evaluation.gate_min_margin"),
         ("evaluation.semantic_density_weight=-1", "'semantic_density_weight' must be >= 0"),
         ("env.exec_timeout=nan", "env.exec_timeout"),
@@ -140,6 +140,8 @@ def test_valid_numbers_still_pass():
                                                     "budget.max_cost_usd=0.5", "model.prices={m = {input = 0.0, output = 2}}")))
     assert (cfg.model.timeout_s, cfg.model.target.temperature, cfg.budget.max_calls) == (30.0, 0.0, 1)
     assert cfg.model.prices == {"m": {"input": 0.0, "output": 2.0}}
+    nothing = resolve_config(ConfigSources(assignments=("budget.max_calls=0", "budget.max_tokens=0", "budget.max_cost_usd=0")))
+    assert (nothing.budget.max_calls, nothing.budget.max_tokens, nothing.budget.max_cost_usd) == (0, 0, 0.0)  # spends nothing
 
 
 def test_typo_in_config_file_names_the_key(tmp_path):

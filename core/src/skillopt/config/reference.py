@@ -195,7 +195,7 @@ def render_markdown() -> str:
         "`--preset paper` restores the paper's `strict`); an env may",
         "ship presets (`--preset`) and declares its own `env.*` keys (`skillopt config show --env NAME`).",
         "Numbers are checked when the config is read: a float key refuses `nan` and `inf` (`null` means",
-        "unset where the type allows None), timeouts and budgets must be above zero, token and in-flight",
+        "unset where the type allows None), timeouts must be above zero, budgets at least 0 (0 spends nothing), token and in-flight",
         "limits at least 1, temperatures and prices at least 0. A config file (`--config`, and each `_base_` of",
         "a YAML one) must be a regular file of at most 1 MiB holding at most 100,000 values (YAML aliases",
         "expanded) nested at most 32 deep; a `_base_` chain may be 32 files deep and read 128 files in all.",

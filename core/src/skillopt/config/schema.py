@@ -234,11 +234,13 @@ class ModelConfig(Connection):
 
 @attrs.frozen(kw_only=True)
 class BudgetConfig:
-    """Hard limits; the run stops cleanly at a step boundary when one is reached."""
+    """Hard limits; the run stops cleanly at a step boundary when one is reached. 0 spends
+    nothing (the run stops before its first paid call: ``--max-calls 0`` shows what a run
+    would use); a negative or NaN limit is refused."""
 
-    max_cost_usd: float | None = attrs.field(default=None, validator=_optional(_positive()))
-    max_calls: int | None = attrs.field(default=None, validator=_optional(_at_least(1)))
-    max_tokens: int | None = attrs.field(default=None, validator=_optional(_at_least(1)))
+    max_cost_usd: float | None = attrs.field(default=None, validator=_optional(_at_least(0)))
+    max_calls: int | None = attrs.field(default=None, validator=_optional(_at_least(0)))
+    max_tokens: int | None = attrs.field(default=None, validator=_optional(_at_least(0)))
 
 
 @attrs.frozen(kw_only=True)
