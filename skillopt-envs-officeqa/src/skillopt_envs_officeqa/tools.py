@@ -126,7 +126,8 @@ def grep(index: DocsIndex, allowed: tuple[str, ...], pattern: str, path: str = "
     if total > len(hits):
         out += f"\n... {total - len(hits)} more matching lines not shown; use a more specific pattern"
     if skipped:
-        named = "; ".join(skipped[:MAX_SKIPPED_NAMED]) + (f"; and {len(skipped) - MAX_SKIPPED_NAMED} more" if len(skipped) > MAX_SKIPPED_NAMED else "")
+        rest = len(skipped) - MAX_SKIPPED_NAMED
+        named = "; ".join(skipped[:MAX_SKIPPED_NAMED]) + (f"; and {rest} more" if rest > 0 else "")
         out += f"\nskipped {len(skipped)} file{'s' if len(skipped) > 1 else ''}: {named}"
     return out
 

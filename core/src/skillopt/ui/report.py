@@ -103,5 +103,6 @@ def build(found: dict[str, Path], out: Path) -> Path:
     try:
         write_atomic(out, html, mode=0o644)  # a document to share, like any file the user writes
     except OSError as exc:
-        raise ConfigError(f"cannot write the report to {out}: {exc.strerror or exc}; name a file in a folder you can write") from None
+        raise ConfigError(f"cannot write the report to {out}: {exc.strerror or exc}; "
+                          "name a file in a folder you can write") from None
     return out
