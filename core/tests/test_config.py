@@ -85,6 +85,65 @@ def test_bad_overrides_name_the_key(assignment, fragment):
     assert fragment.lower() in str(exc.value).lower()
 
 
+@pytest.mark.parametrize(
+    ("assignment", "fragment"),
+    [
+        ("model.timeout_s=-1", "'timeout_s' must be > 0"),
+        ("model.timeout_s=0", "'timeout_s' must be > 0"),
+        ("model.timeout_s=nan", "finite number, got nan @ config.model.timeout_s"),
+        ("model.optimizer.timeout_s=-5", "config.model.optimizer"),
+        ("model.target.temperature=-0.5", "'temperature' must be >= 0"),
+        ("model.temperature=inf", "finite number, got inf @ config.model.temperature"),
+        ("model.target.max_tokens=0", "'max_tokens' must be >= 1"),
+        ("model.optimizer.max_in_flight=-2", "'max_in_flight' must be >= 1"),
+        ("budget.max_cost_usd=-1", "'max_cost_usd' must be >= 0"),
+        ("budget.max_cost_usd=nan", "config.budget.max_cost_usd"),
+        ("budget.max_calls=-3", "'max_calls' must be >= 0"),
+        ("budget.max_tokens=-1", "'max_tokens' must be >= 0"),
+        ("evaluation.gate_min_margin=inf", "config.evaluation.gate_min_margin"),
+        ("evaluation.semantic_density_weight=-1", "'semantic_density_weight' must be >= 0"),
+        ("env.exec_timeout=nan", "env.exec_timeout"),
+        ("env.max_completion_tokens=-1", "'max_completion_tokens' must be >= 1"),
+        ("model.prices={m = {input = -1.0, output = 2.0}}", "'prices.m.input' must be >= 0"),
+    ],
+)
+def test_numbers_out_of_range_or_not_finite_are_refused_naming_the_key(assignment, fragment):
+    with pytest.raises(ConfigError) as exc:
+        resolve_config(ConfigSources(assignments=(assignment,)))
+    assert fragment in str(exc.value)
+
+
+def _numeric_keys(cls, prefix=""):
+    from skillopt.serde import attrs_class_of, field_types
+
+    for name, tp in field_types(cls).items():
+        sub = attrs_class_of(tp)
+        if sub is not None:
+            yield from _numeric_keys(sub, f"{prefix}{name}.")
+        elif float in (tp, *getattr(tp, "__args__", ())):
+            yield f"{prefix}{name}"
+
+
+@pytest.mark.parametrize("key", sorted(_numeric_keys(RunConfig)))
+def test_no_float_setting_takes_nan_or_infinity(key):
+    """Every comparison with NaN is false, so a NaN passes any ``>= 0`` check unless the
+    converter refuses it: this walks every float key of the schema."""
+    is_table = key == "search.select_weights"  # a table of floats: the bad value goes in an entry
+    for bad in ("nan", "inf", "-inf"):
+        value = f"{{accuracy = {bad}}}" if is_table else bad
+        with pytest.raises(ConfigError, match="finite number"):
+            resolve_config(ConfigSources(assignments=(f"{key}={value}",)))
+
+
+def test_valid_numbers_still_pass():
+    cfg = resolve_config(ConfigSources(assignments=("model.timeout_s=30", "model.target.temperature=0", "budget.max_calls=1",
+                                                    "budget.max_cost_usd=0.5", "model.prices={m = {input = 0.0, output = 2}}")))
+    assert (cfg.model.timeout_s, cfg.model.target.temperature, cfg.budget.max_calls) == (30.0, 0.0, 1)
+    assert cfg.model.prices == {"m": {"input": 0.0, "output": 2.0}}
+    nothing = resolve_config(ConfigSources(assignments=("budget.max_calls=0", "budget.max_tokens=0", "budget.max_cost_usd=0")))
+    assert (nothing.budget.max_calls, nothing.budget.max_tokens, nothing.budget.max_cost_usd) == (0, 0, 0.0)  # spends nothing
+
+
 def test_typo_in_config_file_names_the_key(tmp_path):
     path = tmp_path / "bad.toml"
     path.write_text("[evaluation]\ngate_metrc = 'soft'\n")

@@ -6,7 +6,7 @@ puzzle only when the skill holds its rule, an optimizer that proposes the missin
 stopped by its call budget in the middle of step 2's gate, after step 1 was accepted:
 every kind of file a resume reads is there, finished and half-written. Each case damages
 one file (a torn write, a foreign encoding, an empty file, a JSON value of the wrong
-shape, a hand edit of a skill) and resumes:
+shape or holding items of the wrong shape, a hand edit of a skill) and resumes:
 
 * files the run cannot be trusted without (its config, its state, the skills the state
   points at) stop the run with an error naming the file, and not one byte of the run
@@ -127,6 +127,8 @@ def damaged_versions(path: Path):
     yield "empty", b""
     if path.suffix == ".json":
         yield "wrong shape", b"[1, 2]\n" if raw.lstrip().startswith(b"{") else b'{"a": 1}\n'
+        if raw.lstrip().startswith(b"["):
+            yield "wrong items", b"[1, 2]\n"  # the right container, holding no records
     if path.suffix == ".md":
         yield "hand edit", raw + b"\n- a line nobody trained\n"
 

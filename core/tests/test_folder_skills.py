@@ -270,3 +270,73 @@ def test_the_env_contract_runs_an_env_with_a_folder_skill_as_the_engine_would(tm
     check_env_contract(ToyEnv, config=ToyEnv.Config(skill_init=str(write_toy_folder(tmp_path / "toy-skill"))), model=model)
     assert backend.requests and all("## Reference: references/rules.md" in r.messages[0].content for r in backend.requests)
     assert not any("skillopt:file" in r.messages[0].content for r in backend.requests)
+
+
+LONG_REFERENCE = "references/" + "d" * 256 + ".md"  # a 259-character file name: past every file system's limit
+
+
+def long_name_optimizer():
+    """The folder optimizer, except that the ``double`` rule goes to :data:`LONG_REFERENCE`
+    (a model ignoring the schema's ``maxLength``, as models do)."""
+    inner = folder_optimizer()
+
+    def script(request):
+        reply = inner(request)
+        for edit in reply.get("edits", []) if isinstance(reply, dict) else []:
+            if edit.get("target_file") == "references/double.md":
+                edit["target_file"] = LONG_REFERENCE
+        return reply
+
+    return script
+
+
+def test_an_edit_naming_a_path_past_the_limit_is_reported_invalid_and_the_run_finishes(tmp_path):
+    from skillopt.records import Edit
+    from skillopt.skillfolder.edits import apply_folder_edits
+
+    folder = load_folder(write_toy_folder(tmp_path / "toy-skill")).text()
+    new, (result,) = apply_folder_edits(folder, [Edit(op="append", content="- RULE-double", target_file=LONG_REFERENCE)])
+    assert new == folder and result.status == "invalid" and "is 270 characters" in result.detail and "at most 200" in result.detail
+
+    out = tmp_path / "run"
+    summary = make_trainer(out, optimizer_script=long_name_optimizer(), num_epochs=1,
+                           env={**SETTINGS["env"], "skill_init": str(tmp_path / "toy-skill")},
+                           optimizer=SETTINGS["optimizer"]).train()
+    assert summary.status == "finished"
+    results = load(out / "steps" / "step_0001" / "apply" / "result.json")["result"]["results"]
+    refused = [r for r in results if r["edit"].get("target_file") == LONG_REFERENCE]
+    assert refused and refused[0]["status"] == "invalid"
+    assert LONG_REFERENCE not in (out / "best_skill.md").read_text()
+
+
+def test_a_run_holding_a_version_with_an_unwritable_file_name_resumes_to_the_end(tmp_path, monkeypatch, capsys):
+    """A run an earlier release let apply such an edit: unpacking ``skills/skill_v0001/``
+    died with ENAMETOOLONG, and so did every resume. The resume now keeps the version's
+    text (what the run's hashes cover), says the folder could not be unpacked, and ends."""
+    import errno
+
+    import skillopt.skillfolder.edits as edits
+    from skillopt.engine.rundir import RunDir
+
+    skill_dir = write_toy_folder(tmp_path / "toy-skill")
+    out = tmp_path / "run"
+
+    def trainer():
+        return make_trainer(out, optimizer_script=long_name_optimizer(), num_epochs=1,
+                            env={**SETTINGS["env"], "skill_init": str(skill_dir)}, optimizer=SETTINGS["optimizer"])
+
+    def died_unpacking(self, path, text):  # what an earlier release did at this point
+        if LONG_REFERENCE in text:
+            raise OSError(errno.ENAMETOOLONG, "File name too long")
+
+    with monkeypatch.context() as earlier_release:
+        earlier_release.setattr(edits, "MAX_PATH_CHARS", 10_000)
+        earlier_release.setattr(RunDir, "write_view", died_unpacking)
+        with pytest.raises(OSError, match="File name too long"):
+            trainer().train()
+    version = (out / "skills" / "skill_v0001.md").read_text()
+    assert LONG_REFERENCE in version
+    summary = trainer().train()
+    assert summary.status == "finished"
+    assert (out / "skills" / "skill_v0001.md").read_text() == version
+    assert "could not be unpacked" in capsys.readouterr().err

@@ -246,6 +246,35 @@ def test_the_spec_carries_no_key_and_refuses_what_a_worker_cannot_rebuild(monkey
         WorkerSpec.for_run(in_process)
 
 
+def test_the_spec_carries_no_key_from_a_url_or_a_header(monkeypatch, toy_registered, capsys):
+    """A key given in a URL's userinfo or in a header of a backend's options never reaches
+    a worker; everything else of those values does (the host, the path, other headers)."""
+    import attrs
+
+    from skillopt.config.schema import RoleConfig
+
+    secrets = ("pa55-w0rd-for-llm", "tok3n4userinfo0123456789abcdef", "Basic YWxpY2U6cGE1NS13MHJk", "0a1b2c3d4e5f60718293",
+               "sk-proj-Q9x7LmN2pR4tV6wY8zA1bC3dE5", "cookie-value-42", "zq8Lx2Vt9Nw4Pk7Hs3Jd6Fg1Mb5Cy0Rt")
+    cfg = make_config(model={
+        "backend": "scripted", "base_url": f"https://alice:{secrets[0]}@llm.internal:8443/v1",
+        "options": {"rules": "", "default_headers": {"Authorization": secrets[2], "X-Team": "search",
+                                                     "Ocp-Apim-Subscription-Key": secrets[3], "Cookie": secrets[5]},
+                    "extra_headers": {"X-Trace": f"Bearer {secrets[4]}"}, "proxy": f"http://{secrets[1]}@proxy:3128"}})
+    cfg = attrs.evolve(cfg, env=attrs.evolve(cfg.env, name="searchqa"),
+                       model=attrs.evolve(cfg.model, target=RoleConfig(base_url=f"https://llm.internal/v1?api-key={secrets[6]}")))
+    spec = WorkerSpec.for_run(cfg)
+    text = json.dumps(spec.config)
+    assert not [s for s in secrets if s in text], text
+    model = spec.config["model"]
+    assert model["base_url"] == "https://llm.internal:8443/v1"
+    assert model["options"]["proxy"] == "http://proxy:3128"
+    assert model["options"]["default_headers"] == {"Authorization": "", "X-Team": "search", "Ocp-Apim-Subscription-Key": "",
+                                                   "Cookie": ""}
+    assert model["target"]["base_url"].startswith("https://llm.internal/v1?api-key=")
+    said = " ".join(capsys.readouterr().err.split())
+    assert "model.base_url" in said and "model.options.default_headers.Authorization" in said and "not sent to workers" in said
+
+
 def test_a_worker_that_cannot_build_the_run_names_itself(tmp_path, loopback):
     cfg = make_config(model={"backend": "scripted"})
     spec = spec_of(cfg)

@@ -346,3 +346,59 @@ def test_a_damaged_history_is_read_as_a_resume_reads_it_and_said(run_root, tmp_p
     assert any(w.startswith("runtime_state.json is damaged") for w in warnings)
     shown = run_cli("runs", "show", "torn", "--runs-dir", str(tmp_path))
     assert "warning: history.json is damaged" in " ".join(shown.output.split())
+
+
+def raw_post(port, length_header, body=b"", *, wait=30.0):
+    """A POST written byte for byte on a socket (what http.client will not send): the
+    status line the server answers, or '' when it closes without one."""
+    import socket
+
+    head = (f"POST /api/check HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Bearer {TOKEN}\r\n"
+            f"Content-Type: application/json\r\n{length_header}\r\n").encode()
+    with socket.create_connection(("127.0.0.1", port), timeout=wait) as sock:
+        sock.sendall(head + body)
+        reply = b""
+        while b"\r\n" not in reply:
+            chunk = sock.recv(4096)
+            if not chunk:
+                break
+            reply += chunk
+    return reply.split(b"\r\n", 1)[0].decode()
+
+
+@pytest.mark.parametrize(
+    ("length_header", "body", "status"),
+    [
+        ("Content-Length: abc\r\n", b"{}", "400"),
+        ("Content-Length: -1\r\n", b"{}", "400"),
+        ("Content-Length: 1e3\r\n", b"{}", "400"),
+        ("", b"{}", "411"),
+        ("Transfer-Encoding: chunked\r\n", b"2\r\n{}\r\n0\r\n\r\n", "411"),
+        ("Content-Length: 99999999\r\n", b"{}", "413"),
+        ("Content-Length: 50\r\n", b'{"env": ', "400"),  # a body that stops short
+    ],
+)
+def test_a_bad_content_length_is_answered_and_frees_its_thread(run_root, capfd, monkeypatch, length_header, body, status):
+    """Each answered with a status, nothing printed on the terminal, and no handler thread
+    left waiting: the server still answers afterwards with the same threads count."""
+    import skillopt.ui.server as server_module
+
+    monkeypatch.setattr(server_module, "IO_TIMEOUT_S", 0.5, raising=False)  # a short body is given up on quickly
+    dashboard = Dashboard([run_root], launch_root=run_root, token=TOKEN, poll_s=0.05)
+    server = make_server(dashboard, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    port = server.server_address[1]
+    try:
+        before = threading.active_count()
+        assert raw_post(port, length_header, body).startswith(f"HTTP/1.0 {status}")
+        deadline = time.monotonic() + 30
+        while threading.active_count() > before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert threading.active_count() <= before, "a handler thread is still blocked"
+        assert request(port, "/api/runs")[0] == 200
+    finally:
+        dashboard.stopping.set()
+        server.shutdown()
+        server.server_close()
+    err = capfd.readouterr().err
+    assert "Traceback" not in err and "ValueError" not in err

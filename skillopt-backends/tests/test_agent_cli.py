@@ -85,6 +85,24 @@ def test_the_environment_is_scrubbed(fake, monkeypatch):
     assert ("OPENAI_API_KEY" in env) == (fake.backend == "codex-cli")
 
 
+@pytest.mark.parametrize("given", ["MY_PROXY_SETTING", "MY_PROXY_SETTING, OTHER_SETTING", ["MY_PROXY_SETTING", "OTHER_SETTING"]])
+def test_env_passthrough_takes_one_name_a_comma_list_or_a_list(fake, monkeypatch, given):
+    """``--backend-option env_passthrough=X`` (Sleep) and ``options.env_passthrough = "X"``
+    give a string: it was split into characters, so the variable never reached the CLI."""
+    monkeypatch.setenv("MY_PROXY_SETTING", "keep-me")
+    monkeypatch.setenv("OTHER_SETTING", "me-too")
+    monkeypatch.setenv("M", "a one-letter variable the old split let through")
+    fake.make(options={"env_passthrough": given}).complete(CompletionRequest(messages=HELLO))
+    env = fake.calls()[0]["env"]
+    assert env["MY_PROXY_SETTING"] == "keep-me" and "M" not in env
+    assert ("OTHER_SETTING" in env) == ("OTHER_SETTING" in str(given))
+
+
+def test_env_passthrough_that_is_not_names_is_refused_naming_the_option(fake):
+    with pytest.raises(ConfigError, match="options.env_passthrough takes variable names"):
+        fake.make(options={"env_passthrough": 5})
+
+
 def test_command_lines_are_what_each_cli_documents(fake):
     request = CompletionRequest(
         messages=(Message(role="system", content="You are terse."), *HELLO), reasoning_effort="high"

@@ -101,3 +101,21 @@ def test_roots_come_from_data_dirs_then_the_env_var_with_no_home_fallback(tmp_pa
     assert roots_from([], environ={}) == ()
     with pytest.raises(ToolError, match="no document folder"):
         DocsIndex.build(()).resolve("x.txt", ())
+
+
+def test_grep_over_every_file_skips_a_link_out_of_the_folder_and_says_so(corpus):
+    """One symlink in the document root pointing outside made a grep without a path fail
+    as a whole; now that file (and the non-UTF-8 one) is skipped, by name, and the
+    other files are still searched. Nothing of the outside file is shown."""
+    idx = index(corpus)
+    out = run_tool(idx, (), "grep", {"pattern": "customs"})
+    lines = out.splitlines()
+    assert "treasury_bulletin_1950_03.txt:2: CUSTOMS 12" in out or "more matching lines" in out
+    assert lines[0] == "treasury_bulletin_1949_06.txt:1: line 1 Customs 7"
+    note = lines[-1]
+    assert note.startswith("skipped 2 files:"), out
+    assert "link.txt (resolves outside the document folder)" in note and "latin1.txt (not UTF-8 text)" in note
+    secret = run_tool(idx, (), "grep", {"pattern": "top secret"})
+    assert secret.splitlines()[0] == "no lines contain 'top secret'" and "link.txt" in secret.splitlines()[-1]
+    with pytest.raises(ToolError, match="outside the document folder"):  # named on its own, it is still refused
+        run_tool(idx, (), "grep", {"pattern": "secret", "path": "link.txt"})

@@ -344,3 +344,38 @@ def test_auto_refuses_without_namespaces_and_says_how_to_opt_in(monkeypatch):
     from skillopt.api import EnvUnavailable
 
     assert isinstance(err.value, EnvUnavailable)  # the engine stops the run instead of failing every item
+
+
+# ---------------------------------------------------------------------------- processes in namespace mode
+
+FORK_150 = """import os, time
+made, refused = 0, ""
+for _ in range(150):
+    try:
+        pid = os.fork()
+    except OSError as exc:
+        refused = f"{type(exc).__name__} errno {exc.errno}"
+        break
+    if pid == 0:
+        time.sleep(5)
+        os._exit(0)
+    made += 1
+print("FORKED", made, refused)
+"""
+
+
+@pytest.mark.parametrize("guard", [True, False])
+def test_namespace_mode_caps_the_processes_a_program_can_make(book, guard, namespaces_available):
+    """Root is exempt from RLIMIT_NPROC, so in namespace mode (run as root here) a program
+    forked 150 children. The kernel now refuses new processes there as in process mode
+    (seccomp: fork, vfork, clone without CLONE_THREAD, clone3), so the cap is the program
+    itself; ``guard=False`` shows the kernel layer holds without the Python audit guard."""
+    if not namespaces_available:
+        pytest.skip("this host cannot create Linux namespaces (no unshare, or neither root nor user namespaces)")
+    result = Sandbox(Limits(wall_s=30), isolation="strict", guard=guard).run(FORK_150, book)
+    assert result.sandbox["namespaces"].get("pid"), result.sandbox
+    line = next((x for x in result.stdout.splitlines() if x.startswith("FORKED")), "")
+    assert line, result
+    assert int(line.split()[1]) == 0, line
+    assert ("SandboxViolation" if guard else "PermissionError errno 1") in line  # the guard's refusal, else seccomp's EPERM
+    assert "no new processes" in result.sandbox["syscalls"], result.sandbox

@@ -85,3 +85,58 @@ def test_what_an_edit_writes_is_redacted_at_ingestion():
     (call,) = [t for t in b.build().turns if t.kind == "tool_call"]
     assert "Hunt3r2-ledger-db" not in call.content and "zq8Lx2Vt9Nw4Pk7Hs3Jd6Fg1Mb5Cy0Rt" not in call.content
     assert call.content.startswith(".env\n") and "PORT=8080" in call.content
+
+
+@pytest.mark.parametrize(
+    "text, secret",
+    [
+        ("note: hello\nAPI_TOKEN=zq8Lx2Vt9Nw4 deploy", "zq8Lx2Vt9Nw4"),  # a key line after a line that is not one
+        (" key:\n  db_password: hunter2xyz", "hunter2xyz"),
+        ("FOO=a;GITHUB_TOKEN=abc123def456 make", "abc123def456"),  # a secret inside another variable's value
+        ('{"note": "hi", "client_secret": "s3cr3t-value"}', "s3cr3t-value"),
+        ("export\tSESSION_KEY='abcd-efgh'", "abcd-efgh"),
+    ],
+)
+def test_scrub_finds_a_secret_after_a_name_that_is_not_one(text, secret):
+    assert secret not in scrub(text)
+
+
+def test_no_pattern_backtracks_over_a_long_run():
+    """A repeat that may run long is possessive, so no run is retried split by split (see
+    core/tests/test_redact.py)."""
+    import skillopt_sleep.redaction as module
+    from skillopt.testing.regex_cost import backtracking_repeats, compiled_patterns
+
+    patterns = compiled_patterns(module)
+    assert len(patterns) >= 12
+    offenders = {p.pattern[:60]: bad for p in patterns if (bad := backtracking_repeats(p, limit=64))}
+    assert not offenders, offenders
+
+
+ADVERSARIAL = {
+    # three 6,000-character hex outputs took 50.7 s to harvest; a 1 MB MCP argument never returned
+    "hex": lambda n: "0123456789abcdef" * (n // 16),
+    "blank lines": lambda n: "\n" * n,
+    "names": lambda n: "password" * (n // 8),
+    "json keys": lambda n: '"tokentoken' * (n // 11),
+    "pairs": lambda n: "a: " * (n // 3),
+    "inline": lambda n: "A=" * (n // 2),
+    "schemes": lambda n: "a." * (n // 2) + "://u:p@",
+    "prose": lambda n: "password " + " " * n + "x",
+    "dashed words": lambda n: "ab-12-" * (n // 6),
+    "aws": lambda n: "aws " + "A" * n,
+}
+
+
+@pytest.mark.parametrize("shape", sorted(ADVERSARIAL))
+def test_scrub_cost_grows_linearly(shape):
+    """Eight times the input costs at most ~2.5 times eight times the CPU time (quadratic: 64)."""
+    from skillopt.testing.regex_cost import scaling_ratio
+
+    ratio = scaling_ratio(scrub, ADVERSARIAL[shape], size=20_000, factor=8)
+    assert ratio < 20, f"{shape}: 8x the input cost {ratio:.1f}x the time"
+
+
+def test_a_megabyte_of_any_shape_is_scrubbed():
+    for make in ADVERSARIAL.values():
+        assert scrub(make(1_000_000))

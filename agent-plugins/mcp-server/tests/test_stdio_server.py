@@ -258,3 +258,95 @@ def test_runs_are_listed_shown_and_exported_through_a_real_mcp_client(mcp_harnes
     best = (runs / "sqa-run" / "best_skill.md").read_text().strip()
     assert skill.is_file() and best.splitlines()[-1] in skill.read_text()
     assert json.loads(json.dumps(exported))[0]["path"].startswith(str(project))
+
+
+#: (readOnlyHint, destructiveHint, idempotentHint, openWorldHint) of every tool, as a client reads them
+ANNOTATIONS = {
+    "sleep_status": (False, False, True, False),  # finishes undoing an adoption a crash left half done
+    "sleep_dry_run": (True, False, True, True),
+    "sleep_run": (False, False, False, True),
+    "sleep_diff": (True, False, True, False),
+    "sleep_adopt": (False, True, False, False),
+    "sleep_rollback": (False, True, False, False),
+    "sleep_harvest": (False, False, False, False),  # output creates a file
+    "skillopt_envs": (True, False, True, False),
+    "skillopt_backends": (True, False, True, False),
+    "skillopt_runs": (True, False, True, False),
+    "skillopt_run_show": (True, False, True, False),
+    "skillopt_export": (False, True, True, False),
+}
+
+
+def _hint(annotations, name):
+    snake = "".join(f"_{c.lower()}" if c.isupper() else c for c in name)
+    return getattr(annotations, name) if hasattr(annotations, name) else getattr(annotations, snake)
+
+
+def test_every_tool_is_annotated_as_what_it_does(mcp_harness):
+    async def scenario():
+        async with mcp_harness.session() as session:
+            return (await session.list_tools()).tools
+
+    tools = {tool.name: tool for tool in anyio.run(scenario)}
+    seen = {name: tuple(_hint(tools[name].annotations, hint)
+                        for hint in ("readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"))
+            for name in tools}
+    assert seen == ANNOTATIONS
+
+
+def test_harvest_writes_only_a_new_file_inside_the_project(mcp_harness, agent_home, tmp_path, no_secret):
+    """``output`` was a path anywhere, overwritten without a word, on a tool annotated
+    read-only: it now names a new file inside the project, and every other path is a tool
+    error that touches nothing."""
+    _home, project = agent_home
+    unrelated = tmp_path / "unrelated.txt"
+    unrelated.write_text("someone else's file\n", encoding="utf-8")
+    (project / "notes.md").write_text("keep me\n", encoding="utf-8")
+    (project / "link").symlink_to(tmp_path)
+    (project / "dangling.json").symlink_to(tmp_path / "nowhere.json")
+    before_outside = _tree(tmp_path / "home")
+    base = {"project": str(project), "lookback_hours": 0}
+
+    async def scenario():
+        out = {}
+        async with mcp_harness.session() as session:
+            for label, output in {"absolute": str(unrelated), "dotdot": "../unrelated.txt", "through_link": "link/x.json",
+                                  "existing": "notes.md", "dangling": "dangling.json", "home": "~/tasks.json"}.items():
+                out[label] = await mcp_harness.call_error(session, "sleep_harvest", {**base, "output": output})
+            out["ok"] = await mcp_harness.call_json(session, "sleep_harvest", {**base, "output": "review/tasks.json"})
+            out["again"] = await mcp_harness.call_error(session, "sleep_harvest", {**base, "output": "review/tasks.json"})
+        return out
+
+    out = anyio.run(scenario)
+    for label in ("absolute", "dotdot", "through_link", "home"):
+        assert "outside the project" in out[label], (label, out[label])
+    for label in ("existing", "dangling", "again"):
+        assert "already exists" in out[label] and "never overwrites" in out[label], (label, out[label])
+    assert unrelated.read_text(encoding="utf-8") == "someone else's file\n"
+    assert (project / "notes.md").read_text(encoding="utf-8") == "keep me\n"
+    assert not (tmp_path / "x.json").exists() and not (tmp_path / "nowhere.json").exists()
+    assert _tree(tmp_path / "home") == before_outside
+    written = json.loads((project / "review" / "tasks.json").read_text(encoding="utf-8"))
+    harvest, text = out["ok"]
+    assert written["schema"] == "skillopt-sleep-tasks" and written["tasks"] == harvest["tasks"]
+    no_secret(text)
+    no_secret((project / "review" / "tasks.json").read_text(encoding="utf-8"))
+
+
+def test_a_megabyte_argument_is_answered(mcp_harness, agent_home):
+    """A 1 MB argument made the server scrub a 1 MB error message with quadratic patterns
+    and never answer; it is now a prompt tool error."""
+    _home, project = agent_home
+    huge = "0123456789abcdef" * 65_536
+
+    async def scenario():
+        async with mcp_harness.session() as session:
+            with anyio.fail_after(120):
+                status = await mcp_harness.call_error(session, "sleep_status", {"project": huge})
+                # the schema error quotes the value: the whole megabyte goes through the scrubber
+                run = await mcp_harness.call_error(session, "sleep_run", {"project": str(project), "max_calls": huge})
+            return status, run
+
+    status, run = anyio.run(scenario)
+    assert "cannot be read" in status and "1,048,576 characters" in status and len(status) < 1000
+    assert "max_calls" in run and "integer" in run and "Traceback" not in status + run and len(run) <= 4000

@@ -77,6 +77,8 @@ def destination(target: str, name: str, *, project: Path | None) -> Path:
         if target not in user_roots:
             raise ConfigError(f"{target} reads rules per project: pass --project DIR")
         return user_roots[target] / name / "SKILL.md"
+    if project.exists() and not project.is_dir():
+        raise ConfigError(f"--project {project} is a file, not a project folder")
     return {
         "agents": project / ".agents" / "skills" / name / "SKILL.md",
         "claude-code": project / ".claude" / "skills" / name / "SKILL.md",

@@ -20,6 +20,16 @@ def default_runs_dir() -> Path:
     return paths.data_dir() / "runs"
 
 
+def checked_runs_dirs(runs_dirs) -> list[Path]:
+    """``--runs-dir`` values as paths; one that exists and is not a folder (a file, a
+    device) is a :class:`ConfigError` naming it instead of an empty listing or a crash."""
+    roots = [Path(r).expanduser() for r in runs_dirs or ()]
+    for root in roots:
+        if root.exists() and not root.is_dir():
+            raise ConfigError(f"--runs-dir {root} is a file, not a folder of runs")
+    return roots
+
+
 def find_run(run: str | Path, runs_dirs: list[Path] | tuple[Path, ...] = ()) -> Path:
     """The directory of ``run``: a run directory path, or a run name (its directory name)
     under ``runs_dirs`` (default: the user data dir's runs). Raises ConfigError naming
@@ -27,7 +37,7 @@ def find_run(run: str | Path, runs_dirs: list[Path] | tuple[Path, ...] = ()) -> 
     as_path = Path(run).expanduser()
     if is_run_dir(as_path):
         return as_path
-    roots = [Path(r).expanduser() for r in runs_dirs] or [default_runs_dir()]
+    roots = checked_runs_dirs(runs_dirs) or [default_runs_dir()]
     for root in roots:
         if is_run_dir(root) and root.name == str(run):
             return root

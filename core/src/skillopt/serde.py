@@ -10,6 +10,7 @@ from __future__ import annotations
 import difflib
 import functools
 import json
+import math
 import types
 import typing
 from pathlib import Path
@@ -36,11 +37,24 @@ def _has_omitted_fields(cls: Any) -> bool:
     return attrs.has(cls) and any(f.metadata.get(OMIT_IF_DEFAULT) for f in attrs.fields(cls))
 
 
+def _finite_float(value: Any, _type: Any) -> float:
+    """A number a user typed: ``nan`` and ``inf`` are refused (every comparison with NaN is
+    false, so a NaN would slip past each ``>= 0`` check; an unbounded value is ``null``)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise ValueError(f"must be a number, got {value!r}")
+    number = float(value)
+    if not math.isfinite(number):
+        raise ValueError(f"must be a finite number, got {value!r}")
+    return number
+
+
 def make_converter(*, strict: bool) -> cattrs.Converter:
     """A fresh JSON-ready converter; ``strict`` forbids unknown keys."""
     from cattrs.gen import make_dict_unstructure_fn, override
 
     conv = _make_json_converter(forbid_extra_keys=strict, omit_if_default=False)
+    if strict:
+        conv.register_structure_hook(float, _finite_float)
     conv.register_unstructure_hook(Path, str)
     conv.register_structure_hook(Path, lambda v, _: Path(v))
     conv.register_unstructure_hook_factory(
@@ -81,7 +95,7 @@ def structure_strict(data: Any, cls: type[T], *, where: str = "") -> T:
         return converter(strict=True).structure(data, cls)
     except cattrs.BaseValidationError as exc:
         messages = cattrs.transform_error(exc, path=where or "config", format_exception=_format_exception)
-        raise ConfigError("invalid configuration:\n  " + "\n  ".join(messages)) from None
+        raise ConfigError("invalid configuration: " + "; ".join(messages)) from None  # one line, as every error
     except (TypeError, ValueError) as exc:
         raise ConfigError(f"invalid configuration{' in ' + where if where else ''}: {exc}") from None
 

@@ -20,6 +20,8 @@ DEFAULT_READ_LINES = 80
 MAX_READ_LINES = 400
 MAX_GREP_LINES = 20
 MAX_LINE_CHARS = 300
+#: files a grep over every document names when it skips them (the count is always given)
+MAX_SKIPPED_NAMED = 5
 
 TOOL_NAMES = ("glob", "read", "grep")
 PARAMETERS = {"glob": ("pattern",), "read": ("path", "start", "limit"), "grep": ("pattern", "path")}
@@ -100,23 +102,39 @@ def read(index: DocsIndex, allowed: tuple[str, ...], path: str, start: int = 1, 
 
 
 def grep(index: DocsIndex, allowed: tuple[str, ...], pattern: str, path: str = "") -> str:
+    """Lines containing ``pattern``. With ``path``, a file that cannot be opened is the
+    call's error; without it every visible file is searched, and one that cannot be (a
+    link out of the folder, not UTF-8) is skipped and named on a last line, so one bad
+    file never fails the whole search."""
     needle = pattern.lower()
-    targets = [(path, index.resolve(path, allowed))] if path else [(rel, index.resolve(rel, allowed)) for rel in index.visible(allowed)]
     hits: list[str] = []
+    skipped: list[str] = []
     total = 0
-    for shown, real in targets:
+    for shown in [path] if path else index.visible(allowed):
         try:
-            for number, line in enumerate(iter_lines(real), 1):
+            for number, line in enumerate(iter_lines(index.resolve(shown, allowed)), 1):
                 if needle in line.lower():
                     total += 1
                     if len(hits) < MAX_GREP_LINES:
                         prefix = f"{number:>5}: " if path else f"{shown}:{number}: "
                         hits.append(prefix + line[:MAX_LINE_CHARS])
-        except ToolError:
+        except ToolError as exc:
             if path:
                 raise
-            continue  # searching every file: skip the unreadable ones
-    if not hits:
-        return f"no lines contain {pattern!r}" + (f" in {path}" if path else "")
-    more = f"\n... {total - len(hits)} more matching lines not shown; use a more specific pattern" if total > len(hits) else ""
-    return "\n".join(hits) + more
+            skipped.append(f"{shown} ({_why_skipped(str(exc))})")
+    out = "\n".join(hits) if hits else f"no lines contain {pattern!r}" + (f" in {path}" if path else "")
+    if total > len(hits):
+        out += f"\n... {total - len(hits)} more matching lines not shown; use a more specific pattern"
+    if skipped:
+        rest = len(skipped) - MAX_SKIPPED_NAMED
+        named = "; ".join(skipped[:MAX_SKIPPED_NAMED]) + (f"; and {rest} more" if rest > 0 else "")
+        out += f"\nskipped {len(skipped)} file{'s' if len(skipped) > 1 else ''}: {named}"
+    return out
+
+
+def _why_skipped(message: str) -> str:
+    """A refusal's reason in a few words, for grep's skipped-files line."""
+    for reason in ("resolves outside the document folder", "not UTF-8 text", "no such file", "cannot be read"):
+        if reason in message:
+            return reason
+    return message[:80]

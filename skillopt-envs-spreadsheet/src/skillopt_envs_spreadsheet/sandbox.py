@@ -7,6 +7,8 @@ no proxy settings, nothing but PATH, HOME/TMPDIR (the work directory), locale an
 two paths. On Linux the process starts in fresh mount, network and PID namespaces when
 the system permits (``unshare``, as root or through a user namespace); the runner then
 makes the filesystem read-only except the work directory and drops all capabilities.
+In every mode a seccomp filter refuses new processes (root, which namespace mode runs
+as, is exempt from RLIMIT_NPROC) and sockets.
 Wall time is enforced here by killing the whole process group. What was actually
 enforced for a run is recorded in :attr:`ExecResult.sandbox`.
 """
@@ -261,7 +263,8 @@ class Sandbox:
             return ("process isolation (no namespaces): Landlock (writes only in the work dir, no reads of HOME, /proc or "
                     "/tmp), seccomp (no sockets, no new processes), empty environment, private HOME, rlimits, audit guard")
         flags = [a for a in self.prefix[1:] if a.startswith("--")]
-        return "namespaces " + " ".join(flags) + " + read-only mounts + no capabilities + rlimits + audit guard"
+        return ("namespaces " + " ".join(flags) + " + read-only mounts + no capabilities + seccomp (no new processes)"
+                " + rlimits + audit guard")
 
     def run(self, code: str, input_path: Path, *, output_to: Path | None = None, cancel: threading.Event | None = None) -> ExecResult:
         """Run ``code`` with INPUT_PATH = a copy of ``input_path``; move the produced
@@ -291,7 +294,8 @@ class Sandbox:
             "hide": secret_paths() if self.prefix else [],
             "parent_namespaces": _namespaces(),
             "guard": self.guard,
-            "seccomp": not self.prefix,
+            # also in namespace mode: root is exempt from RLIMIT_NPROC, so only this caps processes there
+            "seccomp": True,
             "landlock": not self.prefix,
         }
         env = _base_env(work_s) | {"INPUT_PATH": spec["input_path"], "OUTPUT_PATH": spec["output_path"]}

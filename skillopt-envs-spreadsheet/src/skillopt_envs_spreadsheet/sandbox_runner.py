@@ -11,8 +11,11 @@ Confinement, strongest first, each recorded in the report file:
    remounted read-only except the work directory, and secret folders are hidden;
 2. all capabilities dropped (bounding set too) and ``no_new_privs`` set, so the
    process cannot undo (1) or gain privileges through exec;
-3. rlimits: CPU seconds, address space, file size, open files, processes, no core;
-4. an audit hook that refuses writes outside the work directory, sockets,
+3. a seccomp filter: no new processes (fork, vfork, clone without CLONE_THREAD, clone3)
+   and no sockets, in every mode: root is exempt from RLIMIT_NPROC, so in namespace mode
+   (run as root) this, not the rlimit, is what caps processes;
+4. rlimits: CPU seconds, address space, file size, open files, processes, no core;
+5. an audit hook that refuses writes outside the work directory, sockets,
    subprocesses/exec/fork, signals to other processes and ``ctypes``. It is a
    Python-level guard (native code can bypass it), hence the kernel layers above.
 """

@@ -26,33 +26,68 @@ _SECRETISH_NAME = (
     r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|"
     r"credential|auth[_-]?(?:token|key|code)|salt|cookie|session[_-]?key|signing[_-]?key|client[_-]?secret|dsn|webhook)"
 )
+# Each pattern costs time linear in its input (transcripts hold whatever a tool printed):
+# long repeats are possessive and a scanned run is entered at its start only (see
+# skillopt.redact). A key name is matched whole and checked for a secret word afterwards
+# (``_SECRET_WORD``), instead of trying the word at every position of the name.
+_SECRET_WORD = re.compile(r"(?i)" + _SECRETISH_NAME)
 
+# Each of the next three is a key name (group 1) ending where its value starts, and the
+# value (group 2, between optional quotes): _mask_values reads them.
 # KEY=value lines (.env files, exports) whose key name says "secret", any case.
-_ENV_LINE = re.compile(
-    r"(?im)^(\s*(?:export\s+|set\s+)?(?:[A-Za-z_][A-Za-z0-9_.\-]*)?" + _SECRETISH_NAME + r"[A-Za-z0-9_.\-]*\s*[=:]\s*)"
-    r"(['\"]?)([^'\"\s#]{4,})\2"
-)
+_ENV_NAME = re.compile(r"(?m)^[ \t]*+(?:(?:export|set)[ \t]++)?([A-Za-z_][A-Za-z0-9_.\-]*+)\s*+[=:]\s*+")
+_ENV_VALUE = re.compile(r"(['\"]?)([^'\"\s#]{4,}+)\1")
 # Inline assignments inside a command line: ``GITHUB_TOKEN=abc make deploy``.
-_INLINE_ASSIGN = re.compile(r"(?i)\b((?:[A-Z_][A-Z0-9_]*)?" + _SECRETISH_NAME + r"[A-Z0-9_]*=)(['\"]?)([^'\"\s;&|]{4,})\2")
+_INLINE_NAME = re.compile(r"(?<![A-Za-z0-9_])([A-Za-z0-9_]++)=")
+_INLINE_VALUE = re.compile(r"(['\"]?)([^'\"\s;&|]{4,}+)\1")
 # JSON / YAML style pairs: ``"password": "hunter2"`` or ``api_key: abc``.
-_JSON_PAIR = re.compile(r"(?i)([\"']?[A-Za-z0-9_\-]*" + _SECRETISH_NAME + r"[A-Za-z0-9_\-]*[\"']?\s*:\s*)([\"'])([^\"'\n]{4,})\2")
-# Credentials in URLs: scheme://user:password@host
-_URL_CREDS = re.compile(r"(?i)\b([a-z][a-z0-9+.\-]*://[^\s:/@]+:)([^\s@/]{3,})(@)")
+_JSON_NAME = re.compile(r"(?<![A-Za-z0-9_\-])[\"']?([A-Za-z0-9_\-]++)[\"']?\s*+:\s*+")
+_JSON_VALUE = re.compile(r"([\"'])([^\"'\n]{4,}+)\1")
+# Credentials in URLs: scheme://user:password@host (the scheme: its whole run, read once)
+_URL_CREDS = re.compile(r"(?i)(?<![a-z0-9+.\-])([a-z0-9+.\-]++://[^\s:/@]++:)([^\s@/]{3,}+)(@)")
 # Connection strings: Password=...; Pwd=...
-_CONN_STRING = re.compile(r"(?i)\b((?:password|pwd)\s*=\s*)([^;\s'\"]{3,})")
+_CONN_STRING = re.compile(r"(?i)\b((?:password|pwd)\s*+=\s*+)([^;\s'\"]{3,}+)")
 
 # Prose: "my secret key is X", "the password was X", "aws_secret_access_key X": whatever the
 # entropy of X (a memorable or example key is still a key).
 _PROSE_SECRET = re.compile(
-    r"(?i)\b((?:aws\s+)?(?:secret(?:\s+access)?(?:\s+key)?|password|passphrase|api\s+key|access\s+token|auth\s+token)"
-    r"(?:\s+(?:is|was|=|:|would\s+be))\s+)([`'\"]?)([^\s`'\"]{8,})\2"
+    r"(?i)\b((?:aws\s++)?(?:secret(?:\s++access)?(?:\s++key)?|password|passphrase|api\s++key|access\s++token|auth\s++token)"
+    r"(?:\s++(?:is|was|=|:|would\s++be))\s++)([`'\"]?)([^\s`'\"]{8,}+)\2"
 )
 # An AWS secret access key's shape (40 characters of base64) on a line that mentions AWS.
 _AWS_SECRET = re.compile(r"(?<![A-Za-z0-9/+])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])")
 
-_TOKEN = re.compile(r"[A-Za-z0-9+/=_\-]{20,}")
+_TOKEN = re.compile(r"(?<![A-Za-z0-9+/=_\-])[A-Za-z0-9+/=_\-]{20,}+")
 _UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-_HEX = re.compile(r"^[0-9a-fA-F]+$")
+_HEX = re.compile(r"^[0-9a-fA-F]++$")
+_TOKEN_PARTS = re.compile(r"[_\-./+=]")
+
+
+def _secret_name(name: str) -> bool:
+    """Does a key name say "secret" (a secret word anywhere in it)?"""
+    return bool(_SECRET_WORD.search(name))
+
+
+def _inline_name(name: str) -> bool:
+    """A command-line variable named as a secret (its name starts with a letter or _, or is the word)."""
+    return (name[0].isalpha() or name[0] == "_" or bool(_SECRET_WORD.match(name))) and _secret_name(name)
+
+
+def _mask_values(text: str, names: re.Pattern[str], values: re.Pattern[str], secret_name) -> str:
+    """Every value whose key name ``secret_name`` accepts, masked. Each name is read once; a
+    secret name's value is masked and skipped, and the search goes on right after any other
+    name (so ``x=a;TOKEN=b`` and a key line after a ``note:`` line are still found)."""
+    out, done, pos = [], 0, 0
+    while (name := names.search(text, pos)) is not None:
+        pos = name.end(1)
+        if not secret_name(name.group(1)):
+            continue
+        value = values.match(text, name.end())
+        if value is None:
+            continue
+        out += [text[done : value.start(2)], MASK]
+        done = pos = value.end(2)
+    return "".join(out) + text[done:] if out else text
 
 
 def shannon_entropy(text: str) -> float:
@@ -80,7 +115,7 @@ def looks_random(token: str) -> bool:
     )
     if switches < 4:
         return False
-    parts = [p for p in re.split(r"[_\-./+=]", token) if p]
+    parts = [p for p in _TOKEN_PARTS.split(token) if p]
     if parts and all(p.isalpha() for p in parts):
         return False
     alphabet = min(len(token), 64)
@@ -96,9 +131,9 @@ def scrub(text: str) -> str:
     if not text:
         return text
     text = core_redact_text(text)
-    text = _ENV_LINE.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)
-    text = _INLINE_ASSIGN.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)
-    text = _JSON_PAIR.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)
+    text = _mask_values(text, _ENV_NAME, _ENV_VALUE, _secret_name)
+    text = _mask_values(text, _INLINE_NAME, _INLINE_VALUE, _inline_name)
+    text = _mask_values(text, _JSON_NAME, _JSON_VALUE, _secret_name)
     text = _URL_CREDS.sub(lambda m: f"{m.group(1)}{MASK}{m.group(3)}", text)
     text = _CONN_STRING.sub(lambda m: f"{m.group(1)}{MASK}", text)
     text = _PROSE_SECRET.sub(lambda m: f"{m.group(1)}{m.group(2)}{MASK}{m.group(2)}", text)

@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from skillopt_mcp.errors import ToolFailure
-from skillopt_mcp.spec import PAIRS, POSITIONAL, REPEAT, SWITCH, VALUE, ToolSpec
+from skillopt_mcp.spec import NEW_FILE, PAIRS, POSITIONAL, REPEAT, SWITCH, VALUE, ToolSpec
 
 CONFIRM_REFUSAL = (
     "{tool} changes live instruction files, so it needs confirm: true. Show the user what it changes "
@@ -49,14 +49,40 @@ def _describe(error) -> str:
 
 def resolve_project(raw: str) -> Path:
     """An existing project directory as an absolute path, or a clear refusal."""
+    shown = repr(raw) if len(raw) <= 200 else repr(raw[:200]) + f"... ({len(raw):,} characters)"
     path = Path(raw).expanduser()
     if not path.is_absolute():
         path = Path.cwd() / path
-    if not path.exists():
-        raise ToolFailure(f"project {raw!r} does not exist: pass the absolute path of an existing project directory")
-    if not path.is_dir():
-        raise ToolFailure(f"project {raw!r} is not a directory: pass the project's folder, not a file")
-    return path.resolve()
+    try:
+        if not path.exists():
+            raise ToolFailure(f"project {shown} does not exist: pass the absolute path of an existing project directory")
+        if not path.is_dir():
+            raise ToolFailure(f"project {shown} is not a directory: pass the project's folder, not a file")
+        return path.resolve()
+    except OSError as exc:  # a name too long, a loop of symlinks, no permission
+        raise ToolFailure(f"project {shown} cannot be read ({exc.strerror or exc})") from None
+
+
+def confine_new_files(spec: ToolSpec, arguments: dict[str, Any], project: Path | None) -> dict[str, Any]:
+    """``arguments`` with each NEW_FILE value made the absolute path of a file that does not
+    exist yet inside ``project``, or a refusal: a tool a model calls must not overwrite a
+    file, nor write outside the project (through ``..``, an absolute path or a symlink)."""
+    out = dict(arguments)
+    for param in spec.params:
+        if param.style != NEW_FILE or param.name not in arguments:
+            continue
+        if project is None:
+            raise ToolFailure(f"{spec.name}: {param.name} needs a project")
+        raw = str(arguments[param.name])
+        path = Path(raw).expanduser()
+        path = path if path.is_absolute() else project / path
+        target = path.parent.resolve() / path.name
+        if not target.is_relative_to(project):
+            raise ToolFailure(f"{param.name} {raw!r} is outside the project {project}; name a file inside it")
+        if target.is_symlink() or target.exists():
+            raise ToolFailure(f"{param.name} {raw!r} already exists; name a new file (this tool never overwrites one)")
+        out[param.name] = str(target)
+    return out
 
 
 def _cli_text(value: Any) -> str:
@@ -79,7 +105,7 @@ def build_argv(spec: ToolSpec, arguments: dict[str, Any], project: Path | None) 
         if param.name not in arguments:
             continue
         value = arguments[param.name]
-        if param.style == VALUE:
+        if param.style in (VALUE, NEW_FILE):
             argv.append(f"{param.flag}={_cli_text(value)}")
         elif param.style == SWITCH:
             if value:

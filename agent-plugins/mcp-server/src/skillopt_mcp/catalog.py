@@ -10,6 +10,7 @@ from __future__ import annotations
 from skillopt_mcp.skillopt_tools import skillopt_tools
 from skillopt_mcp.spec import (
     NAME_PATTERN,
+    NEW_FILE,
     NIGHT_PATTERN,
     PAIRS,
     POSITIONAL,
@@ -216,11 +217,13 @@ def build_catalog() -> tuple[ToolSpec, ...]:
             title="SkillOpt sleep: status",
             description=(
                 "Show skillopt sleep's state for a project: nights run, the latest results, and which nights are "
-                "staged (waiting for review) or adopted. Read-only; start here."
+                "staged (waiting for review) or adopted; start here. It changes nothing, except that it finishes "
+                "undoing an adoption or rollback a crash left half done (restoring the live files it had changed)."
             ),
             command=("sleep", "status"),
             params=(PROJECT,),
             timeout=120,
+            read_only=False,  # the crash recovery above writes live files
         ),
         ToolSpec(
             name="sleep_dry_run",
@@ -233,6 +236,7 @@ def build_catalog() -> tuple[ToolSpec, ...]:
             command=("sleep", "dry-run"),
             params=night,
             timeout=NIGHT_TIMEOUT,
+            open_world=True,
             ok_exit_codes=frozenset({0, 3}),
         ),
         ToolSpec(
@@ -247,6 +251,8 @@ def build_catalog() -> tuple[ToolSpec, ...]:
             params=night,
             timeout=NIGHT_TIMEOUT,
             read_only=False,
+            idempotent=False,
+            open_world=True,
             ok_exit_codes=frozenset({0, 3}),
         ),
         ToolSpec(
@@ -274,6 +280,7 @@ def build_catalog() -> tuple[ToolSpec, ...]:
             needs_confirm=True,
             read_only=False,
             destructive=True,
+            idempotent=False,
         ),
         ToolSpec(
             name="sleep_rollback",
@@ -301,14 +308,15 @@ def build_catalog() -> tuple[ToolSpec, ...]:
             needs_confirm=True,
             read_only=False,
             destructive=True,
+            idempotent=False,
         ),
         ToolSpec(
             name="sleep_harvest",
             title="SkillOpt sleep: harvest and mine (no model)",
             description=(
                 "Read this project's coding-agent transcripts (secrets redacted) and mine checkable tasks and "
-                "lessons with no model call. Returns the tasks; with output, also writes a tasks file to review "
-                "(set \"reviewed\": true) and replay with sleep_run tasks_file."
+                "lessons with no model call. Returns the tasks; with output, also writes a new tasks file inside the "
+                "project to review (set \"reviewed\": true) and replay with sleep_run tasks_file."
             ),
             command=("sleep", "harvest"),
             params=(
@@ -316,12 +324,16 @@ def build_catalog() -> tuple[ToolSpec, ...]:
                 *HARVEST_SCOPE,
                 Param(
                     "output",
-                    text("Also write the mined tasks to this file (relative to the project) for review.", min_length=1),
+                    text("Also write the mined tasks to this new file, inside the project (a relative path is "
+                         "relative to it), for review. An existing file is never overwritten.", min_length=1),
                     "--output",
+                    NEW_FILE,
                 ),
                 timeout_param(600),
             ),
             timeout=600,
+            read_only=False,  # with output, it creates that file
+            idempotent=False,  # a second call with the same output is refused (the file exists)
         ),
         *skillopt_tools(PROJECT, CONFIRM),
     )

@@ -58,8 +58,8 @@ def _annotations(types, spec: ToolSpec):
         title=spec.title,
         readOnlyHint=spec.read_only,
         destructiveHint=spec.destructive,
-        idempotentHint=spec.read_only,
-        openWorldHint=False,
+        idempotentHint=spec.idempotent,
+        openWorldHint=spec.open_world,
     )
 
 

@@ -11,7 +11,7 @@ import re
 import sys
 from typing import Any
 
-from skillopt_mcp.arguments import build_argv, check_arguments, resolve_project
+from skillopt_mcp.arguments import build_argv, check_arguments, confine_new_files, resolve_project
 from skillopt_mcp.catalog import catalog
 from skillopt_mcp.errors import ToolFailure
 from skillopt_mcp.redaction import redact_message, redact_result
@@ -40,6 +40,7 @@ async def _call(name: str, arguments: Any) -> str:
         raise ToolFailure(f"unknown tool {name!r}; available: {', '.join(catalog())}")
     arguments = check_arguments(spec, arguments)
     project = resolve_project(arguments["project"]) if spec.takes_project else None
+    arguments = confine_new_files(spec, arguments, project)
     argv = build_argv(spec, arguments, project)
     timeout = float(arguments.get("timeout_seconds", spec.timeout))
     label = "skillopt " + " ".join(spec.command)

@@ -98,5 +98,6 @@ def skillopt_tools(project: Param, confirm: Param) -> tuple[ToolSpec, ...]:
             timeout=120,
             needs_confirm=True,
             read_only=False,
+            destructive=True,  # with force it replaces an existing different file (a backup is kept)
         ),
     )

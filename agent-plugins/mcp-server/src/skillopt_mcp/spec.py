@@ -22,8 +22,10 @@ NAME_PATTERN = "^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$"
 # Night directory names written by `skillopt sleep run` (YYYYmmdd-HHMMSS, -N on collision).
 NIGHT_PATTERN = "^\\d{8}-\\d{6}(-\\d+)?$"
 
-# Parameter styles: how a validated value becomes CLI arguments.
+# Parameter styles: how a validated value becomes CLI arguments. NEW_FILE is a value the
+# server first confines: a file that does not exist yet, inside the project.
 VALUE, SWITCH, REPEAT, PAIRS, POSITIONAL, SERVER = "value", "switch", "repeat", "pairs", "positional", "server"
+NEW_FILE = "new_file"
 
 
 def text(description: str, *, min_length: int = 0) -> dict[str, Any]:
@@ -82,8 +84,15 @@ class ToolSpec:
     timeout: float
     takes_project: bool = True
     needs_confirm: bool = False
+    # The MCP annotations, stated per tool (clients use them to decide what to ask the user):
+    # read_only = changes none of the user's files (sleep's own state under .skillopt-sleep/
+    # and the model call cache aside); destructive = may replace or remove existing content;
+    # idempotent = a repeated call with the same arguments changes nothing more;
+    # open_world = may reach a model provider over the network.
     read_only: bool = True
     destructive: bool = False
+    idempotent: bool = True
+    open_world: bool = False
     # Exit codes whose stdout is a result, not an error (3 = handoff prompts waiting).
     ok_exit_codes: frozenset[int] = frozenset({0})
 

@@ -64,6 +64,8 @@ def export(
             done.append(exporting.export(body, target=target, name=chosen, description=text, project=project, force=force, source=str(src)))
     except SkillOptError as exc:
         raise fail(str(exc)) from None
+    except OSError as exc:  # a folder on the way that is a file, a read-only place
+        raise fail(f"{target}: cannot write {exc.filename or project or 'the skill'}: {exc.strerror or exc}") from None
     for item in done:
         what = "unchanged" if item.unchanged else ("replaced" if item.replaced else "wrote")
         info(f"{item.target}: {what} {item.path}" + (f" (backup {item.backup})" if item.backup else "")

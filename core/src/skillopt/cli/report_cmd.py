@@ -32,5 +32,8 @@ def report(runs: RunsArg, out: OutOpt = Path("report.html"), runs_dir: RunsDirOp
         raise fail(str(exc)) from None
     if out.is_dir():
         raise fail(f"-o {out} is a folder; name the HTML file to write")
-    build(found, out)
+    try:
+        build(found, out)
+    except SkillOptError as exc:
+        raise fail(str(exc)) from None
     info(f"wrote {out} ({len(found)} run{'s' if len(found) > 1 else ''}; opens offline)")

@@ -19,9 +19,15 @@ RunArg = Annotated[str, typer.Argument(
 
 def _index(runs_dir: list[Path] | None):
     from skillopt import paths
+    from skillopt.errors import ConfigError
+    from skillopt.runstore import checked_runs_dirs
     from skillopt.ui.runs import RunIndex
 
-    return RunIndex(list(runs_dir or []) or [paths.data_dir() / "runs"])
+    try:
+        roots = checked_runs_dirs(runs_dir)
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    return RunIndex(roots or [paths.data_dir() / "runs"])
 
 
 def _resolve(run: str, runs_dir: list[Path] | None) -> tuple[str, Path]:

@@ -12,7 +12,7 @@ RunsDirOpt = Annotated[
     typer.Option("--runs-dir", help="A folder of run directories, or one run directory (repeatable). Default: the user data dir's runs."),
 ]
 HostOpt = Annotated[str, typer.Option("--host", help="Interface to listen on. Anything but loopback exposes your runs to the network.")]
-PortOpt = Annotated[int, typer.Option("--port", help="Port (0 picks a free one).")]
+PortOpt = Annotated[int, typer.Option("--port", min=0, max=65535, help="Port (0 picks a free one).")]
 TokenOpt = Annotated[str | None, typer.Option("--token", envvar="SKILLOPT_UI_TOKEN", help="Access token (default: a fresh random one).")]
 
 
@@ -28,14 +28,24 @@ def launch_root_of(roots: list[Path]) -> Path:
 def ui(runs_dir: RunsDirOpt = None, host: HostOpt = "127.0.0.1", port: PortOpt = 7860, token: TokenOpt = None) -> None:
     """Dashboard over your runs: live progress, step decisions, skill diffs; launch and stop runs."""
     from skillopt import paths
-    from skillopt.cli.output import info, stderr_console
+    from skillopt.cli.output import fail, info, stderr_console
+    from skillopt.errors import ConfigError
+    from skillopt.runstore import checked_runs_dirs
     from skillopt.ui.server import LOOPBACK, Dashboard, make_server
 
-    roots = [Path(r).expanduser() for r in runs_dir or []] or [paths.data_dir() / "runs"]
-    launch_root = launch_root_of(roots)
-    launch_root.mkdir(parents=True, exist_ok=True)
+    try:
+        roots = checked_runs_dirs(runs_dir) or [paths.data_dir() / "runs"]
+        launch_root = launch_root_of(roots)
+        launch_root.mkdir(parents=True, exist_ok=True)
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+    except OSError as exc:
+        raise fail(f"--runs-dir {launch_root}: cannot make that folder: {exc.strerror or exc}") from None
     dashboard = Dashboard(roots, launch_root=launch_root, token=token)
-    server = make_server(dashboard, host, port)
+    try:
+        server = make_server(dashboard, host, port)
+    except OSError as exc:  # the port taken, an address this machine does not have
+        raise fail(f"cannot listen on {host}:{port}: {exc.strerror or exc}") from None
     shown = "127.0.0.1" if host in ("0.0.0.0", "::") else host
     if host not in LOOPBACK:
         info(f"[bold yellow]warning:[/bold yellow] listening on {host}: anyone who can reach it and has the token can read runs and start them")

@@ -71,18 +71,20 @@ class ConfigSources:
 
 
 def load_config_file(path: Path) -> dict[str, Any]:
-    """Read a TOML config file, with errors that name the file and line."""
+    """Read a TOML config file (a regular file of bounded size, see
+    :mod:`skillopt.config.bounded`), with errors that name the file and line."""
+    from skillopt.config.bounded import check_shape, read_config_text
+
     try:
-        with open(path, "rb") as fh:
-            return tomllib.load(fh)
+        data = tomllib.loads(read_config_text(Path(path), "--config"))
+        check_shape(data, str(path))
+        return data
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}") from None
-    except IsADirectoryError:
-        raise ConfigError(f"--config {path} is a directory; pass a TOML file") from None
-    except UnicodeDecodeError as exc:
-        raise ConfigError(f"{path}: not UTF-8 text (byte {exc.start}); save the file as UTF-8") from None
     except tomllib.TOMLDecodeError as exc:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
+    except RecursionError:
+        raise ConfigError(f"{path}: nested too deeply to read as TOML") from None
 
 
 def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:

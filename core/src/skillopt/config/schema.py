@@ -42,6 +42,24 @@ def _at_least(n: int):
     return v.ge(n)
 
 
+def _positive():
+    """A number above zero (NaN and infinity are refused by the strict converter)."""
+    return v.gt(0)
+
+
+def _prices(_instance, _attribute, value: dict) -> None:
+    """Prices per million tokens: none negative (a negative price would hide spend)."""
+    for model, table in value.items():
+        for key, price in table.items():
+            if price < 0:
+                raise ValueError(f"'prices.{model}.{key}' must be >= 0: {price}")
+
+
+def _optional(*validators):
+    """``validators`` for a value that may also be None (None = inherit / no limit)."""
+    return v.optional(list(validators))
+
+
 #: what a kept skill is measured on (``search.objectives``); accuracy is maximised, tokens minimised
 OBJECTIVES = ("accuracy", "skill_tokens", "rollout_tokens")
 #: how the final skill is picked (``search.select``)
@@ -130,7 +148,7 @@ class EvaluationConfig:
     gate_race_rounds: int = attrs.field(default=5, validator=_at_least(1))
     gate_race_futility: float = attrs.field(default=0.95, validator=[v.gt(0.0), v.lt(1.0)])
     use_semantic_density: bool = False
-    semantic_density_weight: float = 0.05
+    semantic_density_weight: float = attrs.field(default=0.05, validator=v.ge(0.0))
     leading_words: tuple[str, ...] = DEFAULT_LEADING_WORDS
     sel_env_num: int = attrs.field(default=0, validator=_at_least(0))
     test_env_num: int = attrs.field(default=0, validator=_at_least(0))
@@ -164,11 +182,11 @@ class Connection:
     #: Azure OpenAI authentication: ``api_key`` or ``entra``
     auth_mode: str = ""
     #: sampling temperature (None = the provider's default)
-    temperature: float | None = None
+    temperature: float | None = attrs.field(default=None, validator=_optional(v.ge(0.0)))
     #: reasoning effort for reasoning models ('' = the provider's default)
     reasoning_effort: str = ""
     #: per-call timeout in seconds (None = inherit)
-    timeout_s: float | None = None
+    timeout_s: float | None = attrs.field(default=None, validator=_optional(_positive()))
     #: backend-specific options (``{n_ctx = 4096}``, ``{structured = "json_object"}``)
     options: dict[str, Any] = attrs.field(factory=dict)
 
@@ -192,8 +210,8 @@ class RoleConfig(Connection):
     """One model role (optimizer or target). Unset values inherit from ``[model]``."""
 
     backend: str = ""
-    max_tokens: int | None = None
-    max_in_flight: int | None = None
+    max_tokens: int | None = attrs.field(default=None, validator=_optional(_at_least(1)))
+    max_in_flight: int | None = attrs.field(default=None, validator=_optional(_at_least(1)))
 
 
 @attrs.frozen(kw_only=True)
@@ -203,7 +221,7 @@ class ModelConfig(Connection):
     backend: str = "auto"
     local_path: str = ""
     reasoning_effort: str = "medium"
-    timeout_s: float = 120.0
+    timeout_s: float = attrs.field(default=120.0, validator=_positive())
     optimizer: RoleConfig = RoleConfig()
     target: RoleConfig = RoleConfig()
     cache: str = attrs.field(default="read-write", validator=_one_of(CACHE_MODES))
@@ -211,16 +229,18 @@ class ModelConfig(Connection):
     max_retry_wait_s: float = attrs.field(default=60.0, validator=v.gt(0))
     schema_retries: int = attrs.field(default=2, validator=_at_least(0))
     max_in_flight: int = attrs.field(default=16, validator=_at_least(1))
-    prices: dict[str, dict[str, float]] = attrs.field(factory=dict)
+    prices: dict[str, dict[str, float]] = attrs.field(factory=dict, validator=_prices)
 
 
 @attrs.frozen(kw_only=True)
 class BudgetConfig:
-    """Hard limits; the run stops cleanly at a step boundary when one is reached."""
+    """Hard limits; the run stops cleanly at a step boundary when one is reached. 0 spends
+    nothing (the run stops before its first paid call: ``--max-calls 0`` shows what a run
+    would use); a negative or NaN limit is refused."""
 
-    max_cost_usd: float | None = None
-    max_calls: int | None = None
-    max_tokens: int | None = None
+    max_cost_usd: float | None = attrs.field(default=None, validator=_optional(_at_least(0)))
+    max_calls: int | None = attrs.field(default=None, validator=_optional(_at_least(0)))
+    max_tokens: int | None = attrs.field(default=None, validator=_optional(_at_least(0)))
 
 
 @attrs.frozen(kw_only=True)
@@ -234,7 +254,7 @@ class EnvConfig:
     limit: int = attrs.field(default=0, validator=_at_least(0))
     workers: int = attrs.field(default=8, validator=_at_least(1))
     exec_timeout: float = attrs.field(default=120.0, validator=v.gt(0))
-    max_completion_tokens: int | None = None
+    max_completion_tokens: int | None = attrs.field(default=None, validator=_optional(_at_least(1)))
 
 
 @attrs.frozen(kw_only=True)

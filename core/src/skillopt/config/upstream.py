@@ -23,29 +23,46 @@ def is_upstream_file(path: Path | None) -> bool:
     return path is not None and Path(path).suffix.lower() in (".yaml", ".yml")
 
 
-def read_yaml_layers(path: Path, seen: tuple[Path, ...] = ()) -> dict[str, Any]:
-    """The file merged over its ``_base_`` chain (string or list, relative to the file)."""
+#: the deepest ``_base_`` chain and the most files one config may read through it
+MAX_BASE_DEPTH, MAX_BASE_FILES = 32, 128
+
+
+def read_yaml_layers(path: Path, seen: tuple[Path, ...] = (), _budget: list[int] | None = None) -> dict[str, Any]:
+    """The file merged over its ``_base_`` chain (string or list, relative to the file).
+    Each file is read bounded (:mod:`skillopt.config.bounded`); a chain deeper than
+    :data:`MAX_BASE_DEPTH` or reading more than :data:`MAX_BASE_FILES` files is refused."""
+    from skillopt.config.bounded import load_yaml, read_config_text
     from skillopt.config.loading import deep_merge
 
+    budget = [MAX_BASE_FILES] if _budget is None else _budget
     path = Path(path).expanduser().resolve()
     if path in seen:
         raise ConfigError(f"{path}: _base_ inheritance loops back to itself ({' -> '.join(p.name for p in (*seen, path))})")
+    if len(seen) >= MAX_BASE_DEPTH:
+        raise ConfigError(f"{seen[0]}: its _base_ chain is deeper than {MAX_BASE_DEPTH} files (at {path.name})")
+    budget[0] -= 1
+    if budget[0] < 0:
+        raise ConfigError(f"{seen[0] if seen else path}: its _base_ files read more than {MAX_BASE_FILES} files")
     try:
         import yaml
     except ImportError:  # pragma: no cover - pyyaml is a dependency of skillopt-core
         raise ConfigError("reading YAML configs needs PyYAML: pip install pyyaml") from None
+    what = f"the _base_ of {seen[-1]}:" if seen else "--config"
     try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+        data = load_yaml(read_config_text(path, what), str(path)) or {}
     except FileNotFoundError:
         raise ConfigError(f"config file not found: {path}" + (f" (the _base_ of {seen[-1]})" if seen else "")) from None
-    except (UnicodeDecodeError, yaml.YAMLError) as exc:
+    except yaml.YAMLError as exc:
         raise ConfigError(f"{path}: not a readable YAML config ({str(exc).splitlines()[0]})") from None
     if not isinstance(data, dict):
         raise ConfigError(f"{path}: a YAML config is a mapping of sections, not a {type(data).__name__}")
     bases = data.pop("_base_", None) or []
+    bases = [bases] if isinstance(bases, str) else bases
+    if not isinstance(bases, list) or not all(isinstance(b, str) and b for b in bases):
+        raise ConfigError(f"{path}: _base_ is a path or a list of paths (relative to the file), not {bases!r:.80}")
     merged: dict[str, Any] = {}
-    for base in [bases] if isinstance(bases, str) else list(bases):
-        merged = deep_merge(merged, read_yaml_layers(path.parent / str(base), (*seen, path)))
+    for base in bases:
+        merged = deep_merge(merged, read_yaml_layers(path.parent / base, (*seen, path), budget))
     return deep_merge(merged, data)
 
 

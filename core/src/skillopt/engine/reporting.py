@@ -158,19 +158,26 @@ def race_line(race) -> str:
 def load_history(rundir: RunDir) -> list[dict[str, Any]]:
     """``history.json``; when it is damaged (a torn write, an editor), rebuilt from the
     per-step ``step_record.json`` files, the damaged copy kept beside it. Nothing is lost:
-    every step record is written before history.json is."""
+    every step record is written before history.json is. A list holding anything but
+    records (``[1, 2]``) is damaged too."""
     try:
-        return read_json(rundir.history, [], expect=list) or []
+        history = read_json(rundir.history, [], expect=list) or []
+        stray = next((n for n, entry in enumerate(history, 1) if not isinstance(entry, dict)), None)
+        if stray is None:
+            return history
+        problem = (f"{rundir.history} holds a JSON {type(history[stray - 1]).__name__} as entry {stray}, "
+                   "not the step record a run writes there")
     except RunFileError as exc:
-        from skillopt.engine.rundir import move_aside
+        problem = exc.args[0].split(";")[0]
+    from skillopt.engine.rundir import move_aside
 
-        records = rebuilt_history(rundir.root)
-        aside = move_aside(rundir.history)
-        write_json(rundir.history, records)
-        from skillopt.report import warn
+    records = rebuilt_history(rundir.root)
+    aside = move_aside(rundir.history)
+    write_json(rundir.history, records)
+    from skillopt.report import warn
 
-        warn(f"{exc.args[0].split(';')[0]}; rebuilt it from {len(records)} step records (the damaged copy is {aside.name})")
-        return records
+    warn(f"{problem}; rebuilt it from {len(records)} step records (the damaged copy is {aside.name})")
+    return records
 
 
 def rebuilt_history(root, read=None) -> list[dict[str, Any]]:

@@ -196,4 +196,10 @@ class RunDir:
             return
         view = path.with_suffix("")
         if not matches(folder, view):
-            write_folder(folder, view)
+            try:
+                write_folder(folder, view)
+            except OSError as exc:  # a name the file system refuses (a run an earlier release let write one)
+                from skillopt.report import warn
+
+                warn(f"{path.name}: its folder {view.name}/ could not be unpacked ({exc.strerror or exc}); "
+                     "the version's text is saved and the run goes on")

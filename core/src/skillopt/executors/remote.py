@@ -35,7 +35,7 @@ import attrs
 from skillopt.calls import ModelClient
 from skillopt.errors import Cancelled, ConfigError, EnvUnavailable, SkillOptError
 from skillopt.executors import ItemOutcome, WorkItem, run_item
-from skillopt.redact import is_secret_key
+from skillopt.executors.spec_secrets import without_secrets
 
 #: roles whose clients a worker may build (rollouts use the target's)
 ROLES = ("target", "optimizer")
@@ -55,12 +55,8 @@ class Link(Protocol):
 
 
 def _without_secrets(data: Any) -> Any:
-    """``data`` with every secret-named value emptied (not masked: a worker must not send a mask as a key)."""
-    if isinstance(data, dict):
-        return {k: ("" if is_secret_key(str(k)) and isinstance(v, str) else _without_secrets(v)) for k, v in data.items()}
-    if isinstance(data, list):
-        return [_without_secrets(v) for v in data]
-    return data
+    """``data`` with every credential emptied (see :mod:`skillopt.executors.spec_secrets`)."""
+    return without_secrets(data)[0]
 
 
 @attrs.frozen(kw_only=True)
@@ -105,7 +101,14 @@ class WorkerSpec:
                     "distribution (an entry point), so install it as one on the driver and on every worker"
                 )
             versions[comp.distribution] = comp.version
-        return cls(env=cfg.env.name, config=_without_secrets(config_data(cfg)), backends=backends, versions=versions)
+        config, removed = without_secrets(config_data(cfg))
+        if removed:
+            from skillopt.report import warn
+
+            warn("credentials in " + ", ".join(removed[:6]) + (f" (+{len(removed) - 6})" if len(removed) > 6 else "")
+                 + " are not sent to workers (a URL goes without its user:password@, a credential header empty); "
+                 "a worker reads its key from the variable api_key_env names or `skillopt keys set` on its machine")
+        return cls(env=cfg.env.name, config=config, backends=backends, versions=versions)
 
 
 def _version(dist: str) -> str:

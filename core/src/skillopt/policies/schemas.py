@@ -18,7 +18,9 @@ def edit_schema(files: bool = False) -> dict:
         "rationale": SHORT,
     }
     if files:
-        props["target_file"] = {"type": "string", "maxLength": 200}
+        from skillopt.skillfolder import MAX_PATH_CHARS
+
+        props["target_file"] = {"type": "string", "maxLength": MAX_PATH_CHARS}
     return {"type": "object", "properties": props, "required": ["op", "content"]}
 
 

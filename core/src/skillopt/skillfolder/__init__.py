@@ -36,6 +36,9 @@ FRONT_MATTER = re.compile(r"\A---[ \t]*\r?\n(?P<yaml>.*?)\r?\n---[ \t]*(?:\r?\n|
 #: Agent Skills: a skill's name is 1-64 lowercase letters, digits and single hyphens
 NAME = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
 MAX_NAME, MAX_DESCRIPTION = 64, 1024
+#: the longest ``target_file`` an edit may name (the edit schema's ``maxLength``): far below
+#: a file system's 255-byte name limit, so every file an edit creates can be written
+MAX_PATH_CHARS = 200
 LAYOUT = f"{MAIN}, {REFERENCES}/NAME.md, {SCRIPTS}/NAME"
 
 
@@ -116,8 +119,10 @@ def front_matter_fields(front: str, where: str) -> dict[str, Any]:
     found = FRONT_MATTER.match(front)
     if not found:
         return {}
+    from skillopt.config.bounded import load_yaml
+
     try:
-        data = yaml.safe_load(found.group("yaml")) or {}
+        data = load_yaml(found.group("yaml"), f"{where}: the front matter") or {}
     except yaml.YAMLError as exc:
         raise ConfigError(f"{where}: the front matter is not valid YAML ({str(exc).splitlines()[0]})") from None
     if not isinstance(data, dict):

@@ -6,8 +6,9 @@ The rules, each reported on the edit rather than silently bent:
 
 * only ``SKILL.md`` and ``references/*.md`` are edited; an ``append`` to a
   ``references/NAME.md`` that does not exist creates it (other ops on a missing file
-  are ``not_applied``); a path outside the layout, absolute or with ``..`` is
-  ``invalid``;
+  are ``not_applied``); a path outside the layout, absolute, with ``..`` or longer
+  than :data:`~skillopt.skillfolder.MAX_PATH_CHARS` (the edit schema's limit, which a
+  model may ignore) is ``invalid``;
 * ``scripts/*`` are read-only (``protected``): the optimizer never writes code the
   agent would run, and never runs it;
 * ``SKILL.md``'s front matter (``name``, ``description``) is ``protected``: it is how
@@ -22,7 +23,8 @@ import attrs
 from skillopt.errors import ConfigError
 from skillopt.records import Edit, EditResult
 from skillopt.skillfolder import (
-    MAIN, REFERENCES, SkillFolder, is_folder, is_script, path_problem, split_front_matter, strip_file_markers,
+    MAIN, MAX_PATH_CHARS, REFERENCES, SkillFolder, is_folder, is_script, path_problem, split_front_matter,
+    strip_file_markers,
 )
 
 
@@ -37,6 +39,9 @@ def apply_folder_edit(folder: SkillFolder, edit: Edit) -> tuple[SkillFolder, Edi
     from skillopt.skilldoc import apply_edit, find_span, strip_markers
 
     path = edit.target_file.strip() or MAIN
+    if len(path) > MAX_PATH_CHARS:
+        return folder, EditResult(edit=edit, status="invalid", detail=(
+            f"target_file {path[:40]!r}... is {len(path)} characters; a skill file's path is at most {MAX_PATH_CHARS}"))
     problem = path_problem(path)
     if problem:
         return folder, EditResult(edit=edit, status="invalid", detail=(
@@ -104,6 +109,12 @@ def rewrite_folder(original: str, rewritten: str) -> str:
     folder = old.with_body(restore_protected(old.body, body))
     for ref in new.references if new is not None else ():
         content = strip_markers(ref.content)
+        if len(ref.path) > MAX_PATH_CHARS and old.file(ref.path) is None:
+            from skillopt.report import warn
+
+            warn(f"the rewrite's new file {ref.path[:40]!r}... was left out: its path is {len(ref.path)} characters, "
+                 f"at most {MAX_PATH_CHARS}")
+            continue
         if content.strip():
             folder = folder.with_file(ref.path, content)
     return folder.text()

@@ -94,8 +94,15 @@ def render(data: dict[str, Any]) -> str:
 
 
 def build(found: dict[str, Path], out: Path) -> Path:
-    """Write the report of ``found`` (run id -> directory) to ``out``."""
+    """Write the report of ``found`` (run id -> directory) to ``out``; a place no file can be
+    written (``/proc/version``, a read-only folder) is a :class:`ConfigError` naming it."""
+    from skillopt.errors import ConfigError
     from skillopt.fsio import write_atomic
 
-    write_atomic(out, render(collect(found)), mode=0o644)  # a document to share, like any file the user writes
+    html = render(collect(found))
+    try:
+        write_atomic(out, html, mode=0o644)  # a document to share, like any file the user writes
+    except OSError as exc:
+        raise ConfigError(f"cannot write the report to {out}: {exc.strerror or exc}; "
+                          "name a file in a folder you can write") from None
     return out

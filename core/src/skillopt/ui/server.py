@@ -29,6 +29,10 @@ from skillopt.ui.launch import Launcher
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 _EVENTS = re.compile(r"^/api/runs/([^/]+)/events$")
 MAX_BODY = 64 * 1024
+#: seconds a connection may stay silent while we read its request or its body: a client
+#: that declares more than it sends is answered 400 instead of holding a thread for ever
+IO_TIMEOUT_S = 15.0
+_DIGITS = re.compile(r"[0-9]{1,12}")
 #: scripts and styles come from this server only; nothing inline, nothing from elsewhere
 CSP = "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'; script-src 'self'; connect-src 'self'"
 
@@ -72,6 +76,7 @@ def make_server(dashboard: Dashboard, host: str = "127.0.0.1", port: int = 0) ->
 def _handler_for(dashboard: Dashboard) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
         server_version = "skillopt-dashboard"
+        timeout = IO_TIMEOUT_S  # socketserver sets it on the connection: no read waits for ever
 
         def log_message(self, *args: Any) -> None:  # keep the terminal for progress
             pass
@@ -170,14 +175,39 @@ def _handler_for(dashboard: Dashboard) -> type[BaseHTTPRequestHandler]:
                 return None
             if "application/json" not in (self.headers.get("Content-Type") or ""):
                 return self._error(415, "send JSON")
-            length = int(self.headers.get("Content-Length") or 0)
-            if length > MAX_BODY:
-                return self._error(413, "request too large")
+            raw = self._body()
+            if raw is None:
+                return None
             try:
-                body = json.loads(self.rfile.read(length) or b"{}")
+                body = json.loads(raw or b"{}")
             except ValueError:
                 return self._error(400, "malformed JSON")
             status, data = routes.post(dashboard, url.path, body)
             return self._json(status, data)
+
+        def _body(self) -> bytes | None:
+            """The request body, exactly ``Content-Length`` bytes; or None once a refusal is
+            answered (no length 411, a length that is not a plain number 400, too large 413, a
+            body that stops short 400 after ``IO_TIMEOUT_S`` of silence)."""
+            self.close_connection = True  # a refused body may still be on the wire: never read it as a request
+            declared = self.headers.get("Content-Length")
+            if declared is None or self.headers.get("Transfer-Encoding"):
+                self._error(411, "send the body with a Content-Length")
+                return None
+            if not _DIGITS.fullmatch(declared.strip()):
+                self._error(400, f"Content-Length is not a number of bytes: {declared.strip()[:40]!r}")
+                return None
+            length = int(declared)
+            if length > MAX_BODY:
+                self._error(413, f"request too large (at most {MAX_BODY} bytes)")
+                return None
+            try:
+                raw = self.rfile.read(length)
+            except TimeoutError:
+                raw = b""
+            if len(raw) < length:
+                self._error(400, f"the body stopped after {len(raw)} of the {length} bytes its Content-Length declares")
+                return None
+            return raw
 
     return Handler

@@ -47,6 +47,19 @@ _RATE = ("429", "rate limit", "rate_limit", "too many requests")
 _TRANSIENT = ("overloaded", " 500", " 502", " 503", " 504", " 529", "internal server error", "econnreset", "connection", "network")
 
 
+def variable_names(value, backend: str, role: str) -> tuple[str, ...]:
+    """``options.env_passthrough`` as names: a list, or one string (``X``, or ``X,Y`` as
+    ``--backend-option env_passthrough=X,Y`` gives it). A string used to be split into its
+    characters, so ``HTTPS_PROXY`` passed ``H``, ``T``, ``P`` ... and never the variable."""
+    if value is None or value == "":
+        return ()
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, (list, tuple)) or not all(isinstance(item, str) for item in items):
+        raise ConfigError(f"{backend}: model.{role}.options.env_passthrough takes variable names "
+                          f"(a list, or one string with commas), not {value!r:.80}")
+    return tuple(name.strip() for name in items if name.strip())
+
+
 @attrs.frozen
 class CliProbe:
     """What the installed CLI is: its version line and the flags its help lists."""
@@ -155,7 +168,7 @@ class AgentCliBackend(Backend):
             raise ConfigError(f"{self.name}: model.{settings.role}.options.mode must be one of {', '.join(MODES)}, not {self.mode!r}")
         #: agent mode: a folder skill's other files are written into the workspace beside the instructions file
         self.installs_skill_files = self.mode == "agent"
-        self.env = scrubbed_env(self.auth_env + tuple(settings.options.get("env_passthrough", ()) or ()))
+        self.env = scrubbed_env(self.auth_env + variable_names(settings.options.get("env_passthrough"), self.name, settings.role))
         self.binary = self._find_binary()
         self.cli = probe_cli(self.binary, self.help_args, self.env)
         missing = [f for f in self.required_flags if f not in self.cli.flags]
