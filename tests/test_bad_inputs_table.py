@@ -59,6 +59,7 @@ CASES = [
     ("unknown-env", ["run", "--env", "nosuchenv", "--out", "{out}"], "unknown env 'nosuchenv'"),
     ("no-env", ["config", "show"], "pass --env NAME"),
     ("unknown-backend", ["run", *ENV, "--backend", "nosuchbackend", "--out", "{out}"], "unknown backend 'nosuchbackend'"),
+    ("config-show-unknown-backend", ["config", "show", *ENV, "--backend", "nosuchbackend"], "unknown backend 'nosuchbackend'"),
     ("unknown-preset", ["run", *ENV, "--preset", "huge", "--out", "{out}"], "unknown preset 'huge'"),
     ("unknown-option", ["run", *ENV, "--bogus"], "No such option: --bogus"),
     ("unknown-export-target", ["export", "{run}", "--to", "nosuchtarget"], "unknown export target 'nosuchtarget'"),
@@ -161,6 +162,7 @@ def test_bad_input_exits_2_with_one_line_and_no_traceback(argv, says, bad, run_d
     assert len(lines) == 1, shown
     assert says in lines[0], shown
     assert (bad / "plain.txt").read_text() == "not a folder\n"  # nothing written over a file named as input
+    assert not (tmp_path / "out").exists(), "a refused run leaves no run directory behind (not even run.lock)"
 
 
 def test_the_table_holds_every_case_the_issue_names():

@@ -35,6 +35,7 @@ def show(
     try:
         cfg, _env_cls = resolve_run_config(config_file=config, assignments=set_ or [], flags=flag_values(**locals()),
                                            cfg_options=tuple(cfg_options or ()))
+        _check_backends(cfg)
     except SkillOptError as exc:
         raise fail(str(exc)) from None
     data = redacted_config_data(cfg)
@@ -42,6 +43,16 @@ def show(
         print_json(data)
         return
     typer.echo(to_toml(data))
+
+
+def _check_backends(cfg) -> None:
+    """An unknown backend is refused here as the run would refuse it: the config shown is one
+    that runs."""
+    from skillopt.engine.models import backend_name
+    from skillopt.registry import get
+
+    for role in ("target", "optimizer"):
+        get("backends", backend_name(cfg, role)[0])
 
 
 @app.command("keys")

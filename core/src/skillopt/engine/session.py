@@ -194,12 +194,15 @@ class Session:
         cfg = attrs.evolve(self.cfg, out_dir=str(out))
         self.cfg = cfg
         data = redacted_config_data(cfg)
+        fresh = not out.exists()
         rundir = RunDir(out).ensure()
         lock = RunLock(rundir.root).acquire()  # first: a second run on this directory is refused before it does anything
         try:
             return self._train_locked(cfg, rundir, data, lock, force_config)
         finally:
             lock.release()
+            if fresh:
+                _remove_if_only_lock(rundir.root, lock.path)
 
     def _train_locked(self, cfg: RunConfig, rundir: RunDir, data: dict, lock, force_config: bool):
         from skillopt.engine.observers import Observers
@@ -299,3 +302,14 @@ def open_session(*, config_file: Path | None, assignments: list[str], flags: dic
                  cfg_options: tuple[str, ...] = ()) -> Session:
     cfg, env_cls = resolve_run_config(config_file=config_file, assignments=assignments, flags=flags, cfg_options=cfg_options)
     return Session(cfg=cfg, env_cls=env_cls)
+
+
+def _remove_if_only_lock(root: Path, lock_path: Path) -> None:
+    """A run refused before it wrote anything (an unknown backend, a missing key) leaves no
+    directory behind: a new ``--out`` holding only ``run.lock`` would look like a run."""
+    try:
+        if [p.name for p in root.iterdir()] == [lock_path.name]:
+            lock_path.unlink()
+            root.rmdir()
+    except OSError:
+        pass
