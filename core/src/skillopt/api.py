@@ -149,6 +149,7 @@ _GROUPS: dict[str, dict[str, str]] = {
         "WorkerLost": "skillopt.errors:WorkerLost",
         "BudgetExceeded": "skillopt.errors:BudgetExceeded",
         "Cancelled": "skillopt.errors:Cancelled",
+        "AwaitingAnswer": "skillopt.errors:AwaitingAnswer",
     },
     "Reporting, files and runs": {
         "say": "skillopt.report:say",
