@@ -165,3 +165,22 @@ def test_a_backend_that_answers_later_pauses_each_stage_once_and_the_run_resumes
     assert rounds[0] == 8 and len(rounds) < 20
     assert (tmp_path / "handoff" / "best_skill.md").read_text() == (tmp_path / "straight" / "best_skill.md").read_text()
     assert summary.steps_completed == straight.steps_completed and summary.total_accepts == straight.total_accepts
+
+
+def test_a_strategy_with_an_edit_budget_of_one_puts_one_edit_at_a_time_to_the_gate(tmp_path):
+    """Sleep's search: however many edits the schedule allows, a step applies one."""
+    from skillopt.strategies.hill import HillClimb
+
+    class OneAtATime(HillClimb):
+        name = "one-at-a-time-test"
+        edit_budget = 1
+
+    trainer = make_trainer(tmp_path, num_epochs=1, optimizer={"learning_rate": 4, "min_learning_rate": 4},
+                           evaluation={"eval_test": False, "gate": "strict"})
+    trainer.search.strategy = OneAtATime(trainer.cfg.search)
+    trainer.train()
+    history = json.loads((tmp_path / "history.json").read_text())
+    assert [h["edit_budget"] for h in history] == [1, 1] and [h["n_edits_applied"] for h in history] == [1, 1]
+    told = {int(re.search(r"Propose at most (\d+) edits", r.messages[-1].content).group(1))
+            for r in trainer.optimizer.backend.requests if r.stage == "analyst" and "Propose at most" in r.messages[-1].content}
+    assert told == {1}

@@ -126,8 +126,9 @@ def night_config(tmp_path) -> RunConfig:
         cfg,
         train=attrs.evolve(cfg.train, num_epochs=3, batch_size=64, seed=42),
         gradient=attrs.evolve(cfg.gradient, minibatch_size=64),
-        optimizer=attrs.evolve(cfg.optimizer, skill_update_mode="sleep-rules", learning_rate=1, min_learning_rate=1,
-                               use_slow_update=False, use_meta_skill=False, rejected_ledger=False),
+        optimizer=attrs.evolve(cfg.optimizer, skill_update_mode="sleep-rules", use_slow_update=False, use_meta_skill=False,
+                               rejected_ledger=False),
+        search=attrs.evolve(cfg.search, strategy="one-edit"),  # one gated edit a step, whatever the schedule
         evaluation=EvaluationConfig(gate="strict", gate_min_items=2, eval_test=True, final_recheck=True),
         env=attrs.evolve(cfg.env, workers=2),
     )

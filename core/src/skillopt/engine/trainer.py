@@ -127,6 +127,9 @@ class Trainer:
         for j, micro in enumerate(epoch_batches(list(run.data.train), self.cfg.train, epoch)):
             step = (epoch - 1) * run.data.steps_per_epoch + j + 1
             scheduled = scheduled_budget(step, run.data.schedule_steps, o)
+            cap = self.strategy.edit_budget
+            if cap is not None:  # the search's own limit (one edit at a time) beats the schedule
+                scheduled = cap if scheduled is None else min(scheduled, cap)
             told = scheduled if scheduled is not None or o.lr_control_mode != "autonomous" else o.learning_rate
             out.append(StepPlan(step=step, epoch=epoch, index=j, micro=tuple(tuple(b) for b in micro), scheduled=scheduled, told=told))
         return out
