@@ -68,25 +68,40 @@ class SleepRules(EditPolicy):
     summary = "rules from repeated corrections in your own sessions (no model; skillopt sleep)"
     edits_skill = True
 
-    def __init__(self, settings=None, *, tasks: Sequence[SleepTask] = (), tried: Sequence[Edit] = ()):
-        """``tried``: edits an earlier process of the same night already put to the gate."""
+    def __init__(self, settings=None, *, tasks: Sequence[SleepTask] = (), tried: Sequence[Edit] = (), budget: int = 4,
+                 reflectors: tuple[str, ...] = ("heuristic",), project_name: str = "", preferences: str = ""):
+        """``tried``: edits an earlier process of the same night already put to the gate;
+        ``budget``: proposals a reflection makes (``--edit-budget``); ``reflectors``:
+        ``heuristic`` and/or ``llm`` (the night's model reflector, asked through the
+        optimizer client with the night's own prompt, its edits interleaved with the rules)."""
         super().__init__(settings)
         self.tasks = tuple(tasks)
+        self.budget = budget
+        self.reflectors = tuple(reflectors)
+        self.project_name = project_name
+        self.preferences = preferences
         #: edits selected for a gate this night (an accepted one is in the documents, a rejected one is not tried again)
         self.tried: set[str] = {summary_of(e) for e in tried}
 
     def reflect(self, ctx, rollouts: list[Rollout], tasks: dict[str, Task], kind: str) -> Patch:
-        from skillopt_sleep.learn.reflect import heuristic_edits
+        from skillopt_sleep.learn.reflect import heuristic_edits, llm_edits, merge
         from skillopt_sleep.nightenv import FILE_OF
 
         if kind != "failure" or not self.tasks:
             return Patch(source_type=kind, reasoning="nothing to learn from" if self.tasks else "no mined tasks given")
-        budget = ctx.budget if ctx.budget is not None else len(self.tasks)
+        n = self.budget + len(self.tried)  # room for the proposals already tried, which select leaves out
         wanted = {r.task_id for r in rollouts}
-        proposed = heuristic_edits([t for t in self.tasks if t.id in wanted], replay_of(rollouts), docs_for(ctx.skill),
-                                   max(budget, len(self.tasks)))
+        tasks, train, docs = [t for t in self.tasks if t.id in wanted], replay_of(rollouts), docs_for(ctx.skill)
+        rules = heuristic_edits(tasks, train, docs, n) if "heuristic" in self.reflectors else []
+        asked: list = []
+        if "llm" in self.reflectors:
+            asked, note = llm_edits(ctx.client, tasks, train, docs, n, self.project_name, self.preferences)
+            if note:
+                ctx.note(note)
+        proposed = merge(rules, asked, n)
         edits = tuple(attrs.evolve(p.edit, target_file=FILE_OF[p.doc]) for p in proposed)
-        return Patch(edits=edits, source_type="failure", reasoning=f"{len(edits)} rule(s) from repeated corrections")
+        return Patch(edits=edits, source_type="failure", reasoning=f"{len(edits)} proposal(s): rules from repeated "
+                     f"corrections{' and the model reflector' if asked else ''}")
 
     def merge(self, ctx, patches: list[Patch], kind: str) -> Patch:
         seen, edits = set(), []
