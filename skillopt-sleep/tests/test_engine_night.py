@@ -74,6 +74,10 @@ def test_the_engine_night_stages_what_the_nights_own_loop_stages(persona, seed, 
     history = json.loads((tmp_path / "run" / "history.json").read_text())
     assert any(HARMFUL_RULE in json.dumps(h) for h in history) or any(
         HARMFUL_RULE in p.read_text() for p in (tmp_path / "run").rglob("*.json")), "the harmful rule was proposed"
+    if persona == "pythonista" and seed == 42:  # the night's order: the first rule, then the model's (harmful) one
+        steps = [h for h in history if h.get("step")]
+        assert [h["action"] for h in steps[:3]] == ["accept_new_best", "reject", "accept_new_best"]
+        assert any(HARMFUL_RULE in f.read_text() for f in (tmp_path / "run" / "steps" / "step_0002" / "apply").glob("*.json"))
     mixed = {k: 0.5 * s.hard + 0.5 * s.soft for k, s in summary.test.items()}
     assert (mixed["initial"], mixed["best"]) == pytest.approx((legacy.scores.baseline_test, legacy.scores.final_test))
 

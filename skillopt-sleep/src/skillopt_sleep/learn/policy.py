@@ -82,6 +82,9 @@ class SleepRules(EditPolicy):
         self.preferences = preferences
         #: edits selected for a gate this night (an accepted one is in the documents, a rejected one is not tried again)
         self.tried: set[str] = {summary_of(e) for e in tried}
+        #: every proposal in the order first proposed: a night tries its first reflection's proposals in their
+        #: order (the rules and the model's interleaved), then what later reflections add
+        self.order: dict[str, int] = {summary_of(e): i for i, e in enumerate(tried)}
 
     def reflect(self, ctx, rollouts: list[Rollout], tasks: dict[str, Task], kind: str) -> Patch:
         from skillopt_sleep.learn.reflect import heuristic_edits, llm_edits, merge
@@ -115,7 +118,10 @@ class SleepRules(EditPolicy):
     def select(self, ctx, patch: Patch, budget: int | None) -> tuple[Patch, dict[str, Any]]:
         """The strongest edits first, leaving out the ones already put to the gate this night."""
         done = self.tried | rejected_in(ctx.step_history)
-        fresh = [i for i, e in enumerate(patch.edits) if summary_of(e) not in done]
+        for edit in patch.edits:
+            self.order.setdefault(summary_of(edit), len(self.order))
+        fresh = sorted((i for i, e in enumerate(patch.edits) if summary_of(e) not in done),
+                       key=lambda i: self.order[summary_of(patch.edits[i])])
         kept = fresh[:budget] if budget is not None else fresh
         self.tried.update(summary_of(patch.edits[i]) for i in kept)
         details = {"ranking": "by evidence (no model)", "selected_indices": kept, "tried_before": len(patch.edits) - len(fresh)}
