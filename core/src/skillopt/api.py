@@ -149,6 +149,7 @@ _GROUPS: dict[str, dict[str, str]] = {
         "WorkerLost": "skillopt.errors:WorkerLost",
         "BudgetExceeded": "skillopt.errors:BudgetExceeded",
         "Cancelled": "skillopt.errors:Cancelled",
+        "AwaitingAnswer": "skillopt.errors:AwaitingAnswer",
     },
     "Reporting, files and runs": {
         "say": "skillopt.report:say",
@@ -175,6 +176,7 @@ _GROUPS: dict[str, dict[str, str]] = {
         "pid_alive": "skillopt.engine.lock:pid_alive",
     },
     "Driving the engine (applications such as sleep)": {
+        "train": "skillopt.training:train",
         "RunConfig": "skillopt.config.schema:RunConfig",
         "ModelConfig": "skillopt.config.schema:ModelConfig",
         "RoleConfig": "skillopt.config.schema:RoleConfig",

@@ -85,6 +85,15 @@ class CacheMiss(BackendError):
     """Replay mode found no recorded answer for a request."""
 
 
+class AwaitingAnswer(BackendError):
+    """The call was handed to someone who answers later (a person's subscription agent
+    reading prompt files): no answer yet. Not retried; the engine lets the rest of the
+    stage ask its own questions, then pauses the run (``awaiting_answers``) so that
+    re-running the same command resumes with the answers."""
+
+    retryable = False
+
+
 class BudgetExceeded(SkillOptError):
     """A hard budget (cost, calls, tokens) is spent; the run stops at a step boundary."""
 

@@ -14,7 +14,7 @@ import attrs
 
 from skillopt.calls.ledger import LedgerTotals
 from skillopt.legacy import MappingReads
-from skillopt.records import StepAction
+from skillopt.records import StepAction, Verdict
 
 __all__ = ["EXIT_CODES", "ConfigChange", "FinalPick", "GateInfo", "Lift", "RunStatus", "RunSummary", "SeedRun", "SeedsSummary", "SplitScore", "StepAction",
            "ValSummary"]
@@ -35,6 +35,8 @@ class RunStatus(enum.StrEnum):
     TARGET_TRUNCATED = "target_truncated"
     #: the provider failed for long enough that a stage could not complete; resumable
     PROVIDER_OUTAGE = "provider_outage"
+    #: prompts wait for answers given out of band (a backend raised ``AwaitingAnswer``); answer them and re-run
+    AWAITING_ANSWERS = "awaiting_answers"
 
 
 #: ``skillopt run`` exit status per final status (2 is a usage or config error, 130 ^C)
@@ -45,6 +47,7 @@ EXIT_CODES: dict[RunStatus, int] = {
     RunStatus.OPTIMIZER_FAILED: 4,
     RunStatus.TARGET_TRUNCATED: 5,
     RunStatus.PROVIDER_OUTAGE: 6,
+    RunStatus.AWAITING_ANSWERS: 7,
 }
 
 
@@ -224,6 +227,9 @@ class RunSummary(MappingReads):
     run_layout: int = 2
     #: how the final skill was picked among the kept ones; None when the best gate score simply won
     selection: FinalPick | None = None
+    #: the gate's verdict on the best skill against the initial one over fresh val samples
+    #: (``evaluation.final_recheck``); None when not rechecked
+    recheck: Verdict | None = None
 
     @property
     def exit_code(self) -> int:

@@ -117,21 +117,26 @@ def load(target: DocTarget) -> Doc:
 
 def with_rules(doc: Doc, edits: list[Edit] | tuple[Edit, ...]) -> tuple[Doc, list[EditResult]]:
     """``doc`` with ``edits`` applied inside its learned block (created on first use)."""
-    body = doc.rules()
-    new_body, results = apply_edits(body, list(edits))
-    if new_body.strip() == body.strip():
-        return doc, results
+    new_body, results = apply_edits(doc.rules(), list(edits))
+    return with_rules_text(doc, new_body), results
+
+
+def with_rules_text(doc: Doc, rules: str) -> Doc:
+    """``doc`` whose learned block holds ``rules`` (created on first use, removed when
+    ``rules`` is empty); the same ``doc`` when its rules are already those."""
+    if rules.strip() == doc.rules().strip():
+        return doc
     base = doc.text
     if not base.strip():
         if doc.role == "skill":
             base = SKILL_SCAFFOLD
         elif doc.path.suffix == ".mdc":
             base = CURSOR_RULE_HEADER
-    if new_body.strip():
-        text = set_block(base, LEARNED_START, LEARNED_END, new_body.strip() + "\n", heading=LEARNED_HEADING)
+    if rules.strip():
+        text = set_block(base, LEARNED_START, LEARNED_END, rules.strip() + "\n", heading=LEARNED_HEADING)
     else:
         text = remove_block(base)
-    return attrs.evolve(doc, text=text), results
+    return attrs.evolve(doc, text=text)
 
 
 def remove_block(text: str) -> str:

@@ -126,6 +126,7 @@ HELP = {
     "evaluation.sel_env_num": "val items used by the gate (0 = all; else a seeded stratified subset)",
     "evaluation.test_env_num": "test items of the final evaluation (0 = all)",
     "evaluation.eval_test": "evaluate initial, best and final skills on test at the end",
+    "evaluation.final_recheck": "recheck the best skill against the initial one on fresh val samples at the end; keep the initial unless confirmed",
     "budget.max_cost_usd": "stop cleanly once this many USD are spent",
     "budget.max_calls": "stop cleanly after this many requests to the providers (retries included; holds across kills)",
     "budget.max_tokens": "stop cleanly after this many tokens",

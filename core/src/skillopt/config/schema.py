@@ -153,6 +153,9 @@ class EvaluationConfig:
     sel_env_num: int = attrs.field(default=0, validator=_at_least(0))
     test_env_num: int = attrs.field(default=0, validator=_at_least(0))
     eval_test: bool = True
+    #: at the end, the best skill against the initial one once more on fresh samples of val (other seeds): the
+    #: initial skill stays the best unless the gate confirms the gain (a Sleep night's final check)
+    final_recheck: bool = False
     #: a split no gate decision uses, on which the final skill is picked among the kept ones: '' (none: the best
     #: gate score wins), ``carved`` (``selection_items`` val items, seeded, taken out of the gate's) or an items file
     selection_split: str = ""

@@ -25,7 +25,7 @@ import attrs
 from skillopt.envs import Env
 from skillopt.executors import Executor, ExecutorJob, ItemOutcome, WorkItem, new_ticket
 from skillopt.errors import (
-    AuthError, BackendError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, ContextLengthError, EnvUnavailable,
+    AuthError, AwaitingAnswer, BackendError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, ContextLengthError, EnvUnavailable,
     SchemaError, SkillOptError,
 )
 from skillopt.records import Rollout, Score, Task, skill_hash
@@ -59,6 +59,17 @@ class SystemicFailure(SkillOptError):
     def __init__(self, message: str, *, role: str = "target"):
         super().__init__(message)
         self.role = role
+
+
+class AnswersPending(SkillOptError):
+    """Calls of a stage were handed to someone who answers later (``AwaitingAnswer``).
+    Every call of the stage is asked first, so one round collects all of its questions;
+    then the run pauses (``awaiting_answers``) and re-running it resumes with the answers."""
+
+    def __init__(self, count: int, label: str):
+        super().__init__(f"{count} call(s) of '{label}' wait for answers; answer them and re-run the same command to resume")
+        self.count = count
+        self.label = label
 
 
 def missing_summary(rollouts: list[Rollout]) -> str:
@@ -132,8 +143,10 @@ class RolloutRunner:
         wanted = [(t, r) for t in tasks for r in range(repeats)]
         total = len(wanted)
         model = client if client is not None else self.client
+        awaiting: set[str] = set()  # waiting for an out-of-band answer: healing would only ask again
         for round_no in range(self.heal_rounds + 1):
-            jobs = [(t, r) for t, r in wanted if item_key(t.id, r) not in results or results[item_key(t.id, r)].missing]
+            jobs = [(t, r) for t, r in wanted if item_key(t.id, r) not in awaiting
+                    and (item_key(t.id, r) not in results or results[item_key(t.id, r)].missing)]
             if not jobs:
                 break
             got_any = any(not results[item_key(t.id, r)].missing for t, r in wanted if item_key(t.id, r) in results)
@@ -143,9 +156,11 @@ class RolloutRunner:
                 if self.cancel.wait(self.heal_pause_s):
                     raise Cancelled("run cancelled")
             self._progress(label, total - len(jobs), total)
-            self._execute(jobs, skill, h, out_dir, log, training=training, seed=seed, results=results, label=label,
-                          total=total, model=model)
+            awaiting |= self._execute(jobs, skill, h, out_dir, log, training=training, seed=seed, results=results,
+                                      label=label, total=total, model=model)
         ordered = [results[item_key(t.id, r)] for t, r in wanted]
+        if awaiting:
+            raise AnswersPending(len(awaiting), label)
         missing = [ro for ro in ordered if ro.missing]
         if ordered and len(missing) == len(ordered):
             raise SystemicFailure(
@@ -160,13 +175,15 @@ class RolloutRunner:
         if self.reporter is not None:
             self.reporter.items(label, done, total)
 
-    def _execute(self, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model) -> None:
+    def _execute(self, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model) -> set[str]:
+        """Run ``jobs``; returns the keys of the items that wait for an out-of-band answer."""
         batch = _Batch(self, jobs, skill, h, out_dir, log, training=training, seed=seed, results=results, label=label,
                        total=total, model=model)
         with self._waiting_lock:
             self._waiting.add(batch.done_q)
         try:
             batch.drive()
+            return batch.awaiting
         finally:
             with self._waiting_lock:
                 self._waiting.discard(batch.done_q)
@@ -245,6 +262,8 @@ class _Batch:
         self.saving: set[str] = set()
         self.by_key = {item_key(t.id, r): (t, r) for t, r in jobs}
         self.answered = sum(1 for ro in results.values() if not ro.missing)
+        #: items whose call waits for an out-of-band answer (``AwaitingAnswer``)
+        self.awaiting: set[str] = set()
 
     def item(self, task: Task, repeat: int, key: str) -> WorkItem:
         runner = self.runner
@@ -294,6 +313,8 @@ class _Batch:
                 if exc is not None and isinstance(exc, FATAL):
                     fatal = exc
                     break
+                if isinstance(exc, AwaitingAnswer):
+                    self.awaiting.add(key)
                 self.answered += 0 if record.missing else 1
                 self.results[key] = record
                 runner._progress(self.label, self.answered, self.total)

@@ -107,6 +107,24 @@ def pipeline_note(clients: dict, env: str) -> str:
     return f"[yellow]note:[/yellow] {escape(note)}" if note else ""
 
 
+def guard_resume(rundir: RunDir, data: dict, force: bool, say=None) -> tuple[str, tuple[str, ...]]:
+    """The config's fingerprint, and what changed when resuming with ``--force-config``
+    (a changed config is refused without it)."""
+    fingerprint = config_fingerprint(data)
+    old = read_json(rundir.config, expect=dict)
+    if old is not None and config_fingerprint(old) != fingerprint:
+        diff = config_diff(old, data)
+        if not force:
+            raise ConfigError(
+                f"{rundir.root} holds a run with a different config; refusing to resume. Changed:\n  "
+                + "\n  ".join(diff) + "\nUse a new --out, or --force-config to resume anyway."
+            )
+        if say is not None:
+            say("[yellow]resuming with a changed config (--force-config):[/yellow] " + "; ".join(diff))
+        return fingerprint, tuple(diff)
+    return fingerprint, ()
+
+
 @attrs.define
 class Session:
     cfg: RunConfig
@@ -172,19 +190,7 @@ class Session:
             self._say(f"[yellow]warning:[/yellow] {escape(problem)}", one_line=True)
 
     def _guard_resume(self, rundir: RunDir, data: dict, force: bool) -> tuple[str, tuple[str, ...]]:
-        """The config's fingerprint, and what changed when resuming with ``--force-config``."""
-        fingerprint = config_fingerprint(data)
-        old = read_json(rundir.config, expect=dict)
-        if old is not None and config_fingerprint(old) != fingerprint:
-            diff = config_diff(old, data)
-            if not force:
-                raise ConfigError(
-                    f"{rundir.root} holds a run with a different config; refusing to resume. Changed:\n  "
-                    + "\n  ".join(diff) + "\nUse a new --out, or --force-config to resume anyway."
-                )
-            self._say("[yellow]resuming with a changed config (--force-config):[/yellow] " + "; ".join(diff))
-            return fingerprint, tuple(diff)
-        return fingerprint, ()
+        return guard_resume(rundir, data, force, self._say)
 
     def train(self, *, force_config: bool = False):
         """Train (or resume) in the run directory; returns the :class:`RunSummary`."""

@@ -60,6 +60,8 @@ def classify(cfg, state, totals: LedgerTotals, stopped: Stop | None, history: li
             return status, reason, budget_advice(reason)
         if status is RunStatus.PROVIDER_OUTAGE:
             return status, reason, outage_advice(reason, stopped.role or "target")
+        if status is RunStatus.AWAITING_ANSWERS:
+            return status, reason, "answer the waiting prompts, then re-run the same command"
         return status, reason, f"raise {target_cap_setting(cfg)}"
     actions = [h.get("action") for h in history]
     if actions and all(a == StepAction.SKIP_REFLECT_FAILED for a in actions):
@@ -75,7 +77,7 @@ def classify(cfg, state, totals: LedgerTotals, stopped: Stop | None, history: li
 
 def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, data: RunData, state, history: list[dict],
                   final: FinalEvalResult | None, totals: LedgerTotals, ending: tuple[RunStatus, str, str],
-                  config_data: dict, picked=None) -> RunSummary:
+                  config_data: dict, picked=None, recheck=None) -> RunSummary:
     """The ``summary.json`` record of a run as it ends."""
     status, reason, advice = ending
     st = state
@@ -105,6 +107,7 @@ def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, dat
         total_wall_time_s=round(st.wall_time_s, 2), config_changes=tuple(st.config_changes), config=config_data,
         test_lift=bootstrap_lift([list(final.test_item_lift.values())], seed=cfg.train.seed) if final else None,
         finished_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), run_layout=RUN_LAYOUT, selection=final_pick(picked),
+        recheck=recheck.verdict if recheck is not None else None,
     )
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from skillopt.calls import Ledger
 from skillopt.config.schema import RunConfig
 from skillopt.envs import Env
-from skillopt.errors import BudgetExceeded, ConfigError
+from skillopt.errors import AwaitingAnswer, BudgetExceeded, ConfigError
 from skillopt.gates import Gate
 from skillopt.policies import EditPolicy
 from skillopt.records import StepAction, skill_hash
@@ -28,7 +28,7 @@ from skillopt.engine.lock import RunLock
 from skillopt.engine.observers import Observers, RunInfo
 from skillopt.engine.plan import check_train_size, epoch_batches, scheduled_budget, steps_per_epoch
 from skillopt.engine.progress import NullReporter
-from skillopt.engine.rollouts import RolloutRunner, SystemicFailure, is_missing_error
+from skillopt.engine.rollouts import AnswersPending, RolloutRunner, SystemicFailure, is_missing_error
 from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection, start_line as rejected_line
 from skillopt.engine.rundir import GATE_VERDICT, RunDir, write_json
 from skillopt.engine.state import TrainState, adopt_best, adopt_current, current_view
@@ -43,6 +43,7 @@ from skillopt.engine import selection
 from skillopt.engine.stages.final_eval import final_eval
 from skillopt.engine.stages.gate import gate
 from skillopt.engine.stages.meta_skill import meta_skill
+from skillopt.engine.stages.recheck import recheck
 from skillopt.engine.stages.slow_update import comparison_pairs, slow_update
 
 
@@ -126,6 +127,9 @@ class Trainer:
         for j, micro in enumerate(epoch_batches(list(run.data.train), self.cfg.train, epoch)):
             step = (epoch - 1) * run.data.steps_per_epoch + j + 1
             scheduled = scheduled_budget(step, run.data.schedule_steps, o)
+            cap = self.strategy.edit_budget
+            if cap is not None:  # the search's own limit (one edit at a time) beats the schedule
+                scheduled = cap if scheduled is None else min(scheduled, cap)
             told = scheduled if scheduled is not None or o.lr_control_mode != "autonomous" else o.learning_rate
             out.append(StepPlan(step=step, epoch=epoch, index=j, micro=tuple(tuple(b) for b in micro), scheduled=scheduled, told=told))
         return out
@@ -204,6 +208,8 @@ class Trainer:
                     current = self.loop(run, current)
             except BudgetExceeded as exc:
                 stopped = Stop(status=RunStatus.BUDGET_EXHAUSTED, reason=str(exc))
+            except (AnswersPending, AwaitingAnswer) as exc:
+                stopped = Stop(status=RunStatus.AWAITING_ANSWERS, reason=str(exc))
             except SystemicFailure as exc:
                 stopped = Stop(status=RunStatus.PROVIDER_OUTAGE, reason=str(exc), role=exc.role)
             except Exception as exc:
@@ -363,22 +369,54 @@ class Trainer:
             self.save_state()
         return picked
 
-    def finish(self, run: RunContext, current: str | None, stopped) -> RunSummary:
-        """``final_eval`` (when the run got to its end), then the status, ``summary.json``
-        and the final line."""
+    def final_recheck(self, run: RunContext):
+        """``recheck`` (``evaluation.final_recheck``): the best skill against the initial one
+        on fresh val samples; unconfirmed, the initial skill becomes the best again."""
         st = self.state
-        final = picked = None
-        if stopped is None and current is not None and selection.active(self.cfg):
-            picked = self.pick_final(run)
-        if stopped is None and current is not None and self.cfg.evaluation.eval_test:
+        if st.best_hash == st.initial_hash:
+            return None
+        self.ledger.scope = "recheck"
+        run.reporter.phase("final recheck on fresh val samples")
+        initial = saved_run.initial_skill(self.rundir, st)
+        result = recheck(run, initial, saved_run.best_skill(self.rundir, st))
+        verdict = result.verdict
+        run.reporter.line(f"final recheck on fresh val samples: {verdict.action.value} "
+                          f"(best {result.candidate.gate_score:.3f} vs initial {result.current.gate_score:.3f})")
+        if not verdict.accepted:
+            self.set_best(initial, st.baseline_score, 0, "initial_skill")
+            self.save_state()
+        return result
+
+    def final_stages(self, run: RunContext, current: str):
+        """The final pick, the recheck and ``final_eval``, each when configured."""
+        st = self.state
+        picked = self.pick_final(run) if selection.active(self.cfg) else None
+        rechecked = self.final_recheck(run) if self.cfg.evaluation.final_recheck else None
+        final = None
+        if self.cfg.evaluation.eval_test:
             self.ledger.scope = "final"
             run.reporter.phase("final evaluation")
             best = saved_run.best_skill(self.rundir, st)
             initial = saved_run.initial_skill(self.rundir, st)
+            confirmed = rechecked is None or rechecked.verdict.accepted
             final = final_eval(run, self.current(current), initial=initial, best=best, best_score=st.best_score,
-                               promotion=picked is None)
+                               promotion=picked is None and confirmed)
             if final.promote_final:
                 self.set_best(current, final.final_val_score, st.last_completed_step, "final_promoted")
+        return picked, rechecked, final
+
+    def finish(self, run: RunContext, current: str | None, stopped) -> RunSummary:
+        """The final stages (when the run got to its end), then the status, ``summary.json``
+        and the final line."""
+        from skillopt.engine.summary import Stop
+
+        st = self.state
+        final = picked = rechecked = None
+        if stopped is None and current is not None:
+            try:
+                picked, rechecked, final = self.final_stages(run, current)
+            except (AnswersPending, AwaitingAnswer) as exc:
+                stopped = Stop(status=RunStatus.AWAITING_ANSWERS, reason=str(exc))
         history = reporting.step_entries(reporting.load_history(self.rundir))
         totals = self.ledger.totals()
         ending = summaries.classify(self.cfg, st, totals, stopped, history)
@@ -388,7 +426,7 @@ class Trainer:
         summary = summaries.build_summary(
             cfg=self.cfg, env_name=self.env.name, root=self.rundir.root, best_skill=self.rundir.best_skill, gate=self.gate,
             data=run.data, state=st, history=history, final=final, totals=totals, ending=ending, config_data=self.config_data,
-            picked=picked,
+            picked=picked, recheck=rechecked,
         )
         write_json(self.rundir.summary, to_data(summary))
         self.reporter.line(summaries.final_line(summary))

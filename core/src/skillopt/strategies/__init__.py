@@ -60,6 +60,9 @@ class Strategy(abc.ABC):
     summary: ClassVar[str] = ""
     #: keeps one skill (the engine then needs no per-item scores of pool members)
     single: ClassVar[bool] = False
+    #: edits a step may apply at most, whatever the learning-rate schedule says (None = the schedule's):
+    #: ``1`` puts one edit at a time to the gate (Sleep's search)
+    edit_budget: ClassVar[int | None] = None
 
     def __init__(self, settings=None):
         """``settings``: the ``[search]`` section (:class:`~skillopt.config.schema.SearchConfig`)."""

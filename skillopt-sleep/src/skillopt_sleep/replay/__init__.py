@@ -109,26 +109,38 @@ def both(checks: Score, rubric: Score) -> Score:
     return Score(hard=min(checks.hard, rubric.hard), soft=(checks.soft + rubric.soft) / 2, feedback=feedback or "all checks pass")
 
 
+class NoAnswer(SkillOptError):
+    """The attempt got no scorable answer (an empty reply, or a task nothing can judge):
+    an error, never a score of 0."""
+
+
+def attempt(task: SleepTask, docs, target, judge, *, project_name: str, seed: int) -> tuple[str, Score]:
+    """One replay of ``task`` under ``docs`` and its score; raises what failed
+    (:class:`NoAnswer`, a backend's error), so a caller decides what an error is."""
+    completion = target.complete(attempt_request(task, docs, project_name=project_name, seed=seed))
+    answer = completion.text or ""
+    if not answer.strip():
+        raise NoAnswer("empty reply")
+    if task.checks and task.rubric and judge is not None:
+        return answer, both(score_checks(task.checks, answer), score_rubric(judge, task.intent, task.rubric, answer))
+    if task.checks:
+        return answer, score_checks(task.checks, answer)
+    if task.rubric and judge is not None:
+        return answer, score_rubric(judge, task.intent, task.rubric, answer)
+    raise NoAnswer("task has no checks and no judge")
+
+
 def _one(task: SleepTask, docs, repeat: int, target, judge, project_name: str, seed: int) -> Attempt:
     from skillopt_sleep.replay.handoff import HandoffPending
 
     try:
-        completion = target.complete(attempt_request(task, docs, project_name=project_name, seed=seed))
-        answer = completion.text or ""
-        if not answer.strip():
-            return Attempt(task_id=task.id, repeat=repeat, status="error", feedback="empty reply")
-        if task.checks and task.rubric and judge is not None:
-            score = both(score_checks(task.checks, answer), score_rubric(judge, task.intent, task.rubric, answer))
-        elif task.checks:
-            score = score_checks(task.checks, answer)
-        elif task.rubric and judge is not None:
-            score = score_rubric(judge, task.intent, task.rubric, answer)
-        else:
-            return Attempt(task_id=task.id, repeat=repeat, status="error", feedback="task has no checks and no judge")
+        answer, score = attempt(task, docs, target, judge, project_name=project_name, seed=seed)
     except HandoffPending as exc:
         return Attempt(task_id=task.id, repeat=repeat, status="pending", feedback=str(exc)[:200])
     except (BudgetExceeded, Cancelled):
         raise
+    except NoAnswer as exc:
+        return Attempt(task_id=task.id, repeat=repeat, status="error", feedback=str(exc))
     except SkillOptError as exc:
         feedback = in_sleep_terms(f"{type(exc).__name__}: {exc}")
         return Attempt(task_id=task.id, repeat=repeat, status="error", feedback=clip(feedback, 300))

@@ -17,7 +17,7 @@ import os
 import threading
 from pathlib import Path
 
-from skillopt.api import Backend, BackendError, BackendSettings, Completion, CompletionRequest, hookimpl
+from skillopt.api import AwaitingAnswer, Backend, BackendSettings, Completion, CompletionRequest, hookimpl
 
 from skillopt_sleep.fsutil import ensure_dir, read_json, write_atomic, write_json
 from skillopt_sleep.redaction import scrub
@@ -25,10 +25,9 @@ from skillopt_sleep.redaction import scrub
 HANDOFF_ENV = "SKILLOPT_SLEEP_HANDOFF_DIR"
 
 
-class HandoffPending(BackendError):
-    """The prompt is waiting for an answer file; not retryable within this run."""
-
-    retryable = False
+class HandoffPending(AwaitingAnswer):
+    """The prompt is waiting for an answer file; not retryable within this run (the
+    engine pauses a run on it once the stage has asked all its prompts)."""
 
 
 def prompt_key(request: CompletionRequest) -> str:

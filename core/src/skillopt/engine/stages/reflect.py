@@ -15,11 +15,11 @@ import random
 import time
 from concurrent.futures import ThreadPoolExecutor
 
-from skillopt.errors import ContextLengthError, SchemaError
+from skillopt.errors import AwaitingAnswer, ContextLengthError, SchemaError
 from skillopt.records import Rollout
 from skillopt.engine.context import Current, RunContext, StepPlan
 from skillopt.engine.resumable import resumable
-from skillopt.engine.rollouts import FATAL, SystemicFailure, is_missing_error, short_reason
+from skillopt.engine.rollouts import FATAL, AnswersPending, SystemicFailure, is_missing_error, short_reason
 from skillopt.engine.stages.records import MinibatchResult, ReflectResult, RolloutResult
 
 STAGE = "reflect"
@@ -78,6 +78,7 @@ def reflect(run: RunContext, plan: StepPlan, current: Current, rolled: RolloutRe
 
     results: dict[int, MinibatchResult] = {}
     missing: dict[int, str] = {}
+    awaiting: set[int] = set()  # handed to someone who answers later: asked once per run, never healed
     pending = list(range(len(jobs)))
     for round_no in range(2):  # one heal round for calls the provider failed
         if round_no:
@@ -94,7 +95,11 @@ def reflect(run: RunContext, plan: StepPlan, current: Current, rolled: RolloutRe
                     if not is_missing_error(exc):
                         raise
                     missing[i] = short_reason(f"{type(exc).__name__}: {exc}")
-        pending = sorted(missing)
+                    if isinstance(exc, AwaitingAnswer):
+                        awaiting.add(i)
+        pending = sorted(set(missing) - awaiting)
+    if awaiting:
+        raise AnswersPending(len(awaiting), f"reflect, step {plan.step}")
     if missing and not results:
         first = next(iter(missing.values()))
         raise SystemicFailure(f"every analyst call of step {plan.step} failed before the optimizer answered ({first}); "
