@@ -186,6 +186,6 @@ def _gate_power(cfg, val_split: int):
         raise SkillOptError(problem)
     if not cfg.evaluation.use_gate:
         return "off (evaluation.use_gate=false): every candidate is force-accepted", {"val_items": n}
-    need = gate.min_items_to_accept(race_rounds(cfg, n))
+    need = gate.min_items_to_accept(race_rounds(cfg, gate, n))
     needs = f"; it can accept from {need} items" if need else ""
     return f"{gate.name} on {n} val items{needs}", {"val_items": n, "min_items_to_accept": need}
