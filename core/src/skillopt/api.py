@@ -159,6 +159,7 @@ _GROUPS: dict[str, dict[str, str]] = {
         "fail": "skillopt.cli.output:fail",
         "print_json": "skillopt.cli.output:print_json",
         "write_atomic": "skillopt.fsio:write_atomic",
+        "replace_dir": "skillopt.fsio:replace_dir",
         "find_run": "skillopt.runstore:find_run",
         "is_run_dir": "skillopt.runstore:is_run_dir",
         "data_dir": "skillopt.paths:data_dir",

@@ -22,6 +22,7 @@ from pathlib import Path
 import attrs
 
 from skillopt.errors import ConfigError
+from skillopt.fsio import write_atomic
 from skillopt.records import skill_hash
 from skillopt.redact import redact_text
 from skillopt.skillfolder import MAX_DESCRIPTION, MAX_NAME, NAME, SkillFolder, is_folder
@@ -131,8 +132,5 @@ def export(body: str, *, target: str, name: str, description: str, project: Path
         backup_path = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
         backup_path.write_text(old, encoding="utf-8")
         backup = str(backup_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, text)
     return Exported(target=target, path=str(path), name=name, replaced=existed, backup=backup, note=note)

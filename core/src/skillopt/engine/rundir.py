@@ -65,12 +65,11 @@ def read_json(path: Path, default: Any = None, *, expect: type | None = None) ->
 def move_aside(path: Path) -> Path:
     """Rename a damaged file to ``NAME.damaged-YYYYmmdd-HHMMSS`` beside it (kept for the
     user to inspect, never deleted) and return the new path."""
-    import os
     import time
 
-    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-    os.replace(path, aside)
-    return aside
+    from skillopt.fsio import move_aside as rename_aside
+
+    return rename_aside(path, path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"))
 
 
 RESTART_ADVICE = "restore it, or move runtime_state.json aside to restart the run from its baseline (every saved result is re-used)"
