@@ -36,7 +36,7 @@ def export(
     from skillopt.cli.output import info
     from skillopt.errors import SkillOptError
     from skillopt.skillfolder import SkillFolder, is_folder
-    from skillopt.ui.runs import is_run_dir, read_json
+    from skillopt.runstore import is_run_dir, read_json
 
     src, env = Path(run).expanduser(), ""
     if src.is_dir() and (src / "SKILL.md").is_file() and not is_run_dir(src):
