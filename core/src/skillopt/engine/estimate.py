@@ -136,7 +136,7 @@ def plan_calls(cfg, *, n_train: int, n_val: int, n_test: int, per_rollout: int, 
 def estimate(cfg, env, *, pricers: dict[str, Any] | None = None) -> Estimate:
     """The run's ceiling; ``pricers`` maps a role to ``usage -> USD or None``."""
     from skillopt.config.schema import canonical_update_mode
-    from skillopt.engine.session import build_gate
+    from skillopt.gates import build_gate
 
     train, val, test = env.tasks("train"), env.tasks("val"), env.tasks("test")
     skill = env.initial_skill()

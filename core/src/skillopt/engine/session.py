@@ -63,12 +63,10 @@ def auto_preset(env_cls, cfg: RunConfig) -> str:
 
 
 def build_gate(cfg: RunConfig):
-    """The run's gate with its typed ``[gates.NAME]`` settings."""
-    from skillopt.plugin_config import settings_for
-    from skillopt.registry import get
+    """The run's gate with its typed ``[gates.NAME]`` settings (:func:`skillopt.gates.build_gate`)."""
+    from skillopt.gates import build_gate as build
 
-    comp = get("gates", cfg.evaluation.gate)
-    return comp.obj(cfg.evaluation, settings=settings_for(cfg, "gates", cfg.evaluation.gate, comp.obj.Config))
+    return build(cfg)
 
 
 def build_policy(cfg: RunConfig):

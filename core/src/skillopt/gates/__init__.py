@@ -127,6 +127,15 @@ def pair(current: Evaluation, candidate: Evaluation) -> tuple[Evaluation, Evalua
     return current.only(shared), candidate.only(shared), dict(sorted(excluded.items()))
 
 
+def build_gate(cfg) -> Gate:
+    """The run's gate (``evaluation.gate``) with its typed ``[gates.NAME]`` settings."""
+    from skillopt.plugin_config import settings_for
+    from skillopt.registry import get
+
+    comp = get("gates", cfg.evaluation.gate)
+    return comp.obj(cfg.evaluation, settings=settings_for(cfg, "gates", cfg.evaluation.gate, comp.obj.Config))
+
+
 #: evaluation keys that do not change what the gate decides on val
 NOT_GATE_SETTINGS = ("eval_test", "test_env_num", "attribution_rollouts", "sel_env_num")
 
