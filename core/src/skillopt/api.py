@@ -77,6 +77,8 @@ _GROUPS: dict[str, dict[str, str]] = {
         "SkillFolder": "skillopt.skillfolder:SkillFolder",
         "SkillFile": "skillopt.records:SkillFile",
         "is_skill_folder": "skillopt.skillfolder:is_folder",
+        "skill_of": "skillopt.skillfolder:skill_of",
+        "SingleFile": "skillopt.skillfolder:SingleFile",
         "render_inline": "skillopt.skillfolder:render_inline",
         "render_installed": "skillopt.skillfolder:render_installed",
     },

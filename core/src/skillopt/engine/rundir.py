@@ -181,17 +181,19 @@ class RunDir:
     def write_view(self, path: Path, text: str) -> None:
         """The unpacked folder of the folder skill saved at ``path``, rewritten only when
         it differs (a kill between the two writes leaves it stale; a resume heals it)."""
-        from skillopt.skillfolder import SkillFolder, is_folder
+        from skillopt.skillfolder import SkillFolder, skill_of
         from skillopt.skillfolder.disk import matches, write_folder
 
-        if not is_folder(text) or path.suffix != ".md":
+        if path.suffix != ".md":
             return
         try:
-            folder = SkillFolder.parse(text, str(path))
+            folder = skill_of(text, str(path))
         except ConfigError as exc:  # a masked secret broke a marker: the text is still saved
             from skillopt.report import warn
 
             warn(f"{exc}; its folder was not unpacked")
+            return
+        if not isinstance(folder, SkillFolder):
             return
         view = path.with_suffix("")
         if not matches(folder, view):
