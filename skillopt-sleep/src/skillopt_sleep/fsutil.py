@@ -56,14 +56,6 @@ def read_json(path: Path, default: Any = None) -> Any:
         return default
 
 
-def append_private(path: Path, line: str) -> None:
-    """Append one line to an owner-only file (created 0600 if missing)."""
-    ensure_dir(Path(path).parent)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
-    with os.fdopen(fd, "a", encoding="utf-8") as fh:
-        fh.write(line if line.endswith("\n") else line + "\n")
-
-
 def sha256_bytes(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 

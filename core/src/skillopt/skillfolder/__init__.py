@@ -88,10 +88,6 @@ def is_script(path: str) -> bool:
     return path.startswith(f"{SCRIPTS}/")
 
 
-def is_reference(path: str) -> bool:
-    return path.startswith(f"{REFERENCES}/") and not path_problem(path)
-
-
 def _order(path: str) -> tuple[int, str]:
     return (0 if path == MAIN else 1 if path.startswith(f"{REFERENCES}/") else 2, path)
 
