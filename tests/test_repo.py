@@ -116,3 +116,34 @@ def test_every_rename_into_place_goes_through_fsio():
 def test_the_rename_finder_sees_the_hand_rolled_forms():
     assert hand_rolled_renames("os.replace(tmp, path)\ntmp.replace(dest)\nstaging.rename(out)\nshutil.move(a, b)") == 4
     assert hand_rolled_renames("s.replace('a', 'b')\nt.replace(' ')\nd.replace(microsecond=0)\nattrs.evolve(x)") == 0
+
+
+def env_members() -> list[str]:
+    return sorted(m for m in members() if m.startswith("skillopt-envs-"))
+
+
+def test_every_env_distribution_follows_the_one_env_layout():
+    """One layout for every env, so a newcomer who has read one has read them all: the
+    entry point names ``PKG.env``, where the env class and its ``skillopt_register_envs``
+    hook live (and nowhere else); the run presets are ``PRESETS`` in ``presets.py``; the
+    initial skill is ``initial.md``, the prompt overrides are in ``prompts/`` and the bundled
+    sample in ``data/``."""
+    import ast
+
+    assert len(env_members()) >= 6
+    for member in env_members():
+        project = tomllib.loads((ROOT / member / "pyproject.toml").read_text())
+        package = member.replace("-", "_")
+        pkg = ROOT / member / "src" / package
+        entry = project["project"]["entry-points"]["skillopt.envs"]
+        assert set(entry.values()) == {f"{package}.env"}, (member, entry)
+        hooks = {str(p.relative_to(pkg)) for p in pkg.rglob("*.py")
+                 if any(isinstance(n, ast.FunctionDef) and n.name == "skillopt_register_envs"
+                        for n in ast.walk(ast.parse(p.read_text(encoding="utf-8"))))}
+        assert hooks == {"env.py"}, (member, hooks)
+        presets = ast.parse((pkg / "presets.py").read_text(encoding="utf-8"))
+        assert any(isinstance(n, (ast.Assign, ast.AnnAssign)) and "PRESETS" in ast.unparse(n).split("=")[0]
+                   for n in presets.body), member
+        assert f"from {package}.presets import PRESETS" in (pkg / "env.py").read_text(encoding="utf-8"), member
+        for path in ("initial.md", "prompts", "data"):
+            assert (pkg / path).exists(), (member, path)
