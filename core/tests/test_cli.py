@@ -77,6 +77,9 @@ def test_envs_backends_plugins_list_distributions_as_json(run_cli):
 
 
 def test_keys_file_is_private_and_values_are_never_listed(run_cli, skillopt_home):
+    from skillopt.testing import register_backend
+
+    register_backend("openai-stand-in", key_name="openai")  # a provider backend (skillopt-backends') reading 'openai'
     result = run_cli("keys", "set", "openai", "--value", "sk-abcdefghijklmnopqrstuvwx")
     assert result.exit_code == 0
     path = skillopt_home / "config" / "keys.json"

@@ -18,9 +18,9 @@ def without_ray(monkeypatch):
     monkeypatch.setattr(plugins, "_scan", hidden)
 
 
-def test_the_ray_executor_without_its_package_says_what_to_install(tmp_path, run_cli, without_ray):
+def test_the_ray_executor_without_its_package_says_what_to_install(tmp_path, run_cli, without_ray, toy_registered):
     out = tmp_path / "run"
-    result = run_cli("run", "--env", "searchqa", "--backend", "scripted", "--out", str(out), "--set", "engine.executor=ray")
+    result = run_cli("run", "--env", "toy", "--backend", "scripted", "--out", str(out), "--set", "engine.executor=ray")
     assert result.exit_code != 0
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert lines == ["error: the executor 'ray' is not installed: pip install skillopt-executors-ray "
@@ -28,8 +28,8 @@ def test_the_ray_executor_without_its_package_says_what_to_install(tmp_path, run
     assert not out.exists()  # refused before anything was written
 
 
-def test_a_misspelt_executor_names_the_installed_ones(tmp_path, run_cli, without_ray):
-    result = run_cli("run", "--env", "searchqa", "--backend", "scripted", "--out", str(tmp_path / "run"),
+def test_a_misspelt_executor_names_the_installed_ones(tmp_path, run_cli, without_ray, toy_registered):
+    result = run_cli("run", "--env", "toy", "--backend", "scripted", "--out", str(tmp_path / "run"),
                      "--set", "engine.executor=thread")
     assert result.exit_code != 0 and "unknown executor 'thread' in config section 'executors'" in result.output
     assert "Did you mean 'executors.threads'?" in result.output

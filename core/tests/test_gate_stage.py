@@ -103,21 +103,23 @@ def test_a_harmful_candidate_is_raced_out_on_a_fraction_of_the_val_items(tmp_pat
 def test_a_race_round_is_at_least_one_wave_of_workers():
     from skillopt.config.schema import EvaluationConfig
     from skillopt.engine.stages.gate import race_plan
+    from skillopt.gates.paired import PairedGate
     from skillopt.records import Task
 
     class Run:
         seed = 1
 
-        def __init__(self, n, workers=4):
+        def __init__(self, n, workers=4, evaluation=None):
             self.data = type("D", (), {"val": tuple(Task(id=f"v{i}") for i in range(n))})()
             self.cfg = type("C", (), {"env": type("E", (), {"workers": workers})()})()
+            self.gate = PairedGate(evaluation or EvaluationConfig())
 
-    assert race_plan(Run(15), EvaluationConfig()) == []  # one round of 8 only: no race
-    rounds = race_plan(Run(24), EvaluationConfig())
+    assert race_plan(Run(15)) == []  # one round of 8 only: no race
+    rounds = race_plan(Run(24))
     assert [len(r) for r in rounds] == [8, 16]  # three rounds of eight, the last one the full pass
-    assert [len(r) for r in race_plan(Run(40), EvaluationConfig())] == [8, 16, 24, 32]
-    assert [len(r) for r in race_plan(Run(40, workers=20), EvaluationConfig())] == [20]  # a round fills the workers
-    assert race_plan(Run(40), EvaluationConfig(gate_race_rounds=1)) == []
+    assert [len(r) for r in race_plan(Run(40))] == [8, 16, 24, 32]
+    assert [len(r) for r in race_plan(Run(40, workers=20))] == [20]  # a round fills the workers
+    assert race_plan(Run(40, evaluation=EvaluationConfig(gate_race_rounds=1))) == []
     assert rounds[0] == rounds[1][:8]  # growing prefixes of one seeded order
 
 
@@ -132,3 +134,31 @@ def test_a_candidate_accepted_early_is_scored_on_every_val_item(tmp_path):
         assert result["candidate"]["n"] == 40  # all 40, not the raced subset
     state = load(tmp_path / "runtime_state.json")
     assert state["current_score"] == result["candidate"]["gate_score"] == 1.0
+
+
+def test_a_changed_gates_section_setting_is_never_answered_by_a_saved_verdict(tmp_path):
+    """The gate stage keys its saved verdict by the one gate fingerprint (the ledger's gate
+    context): a changed ``[gates.NAME]`` setting changes the key, so a resume under it
+    decides again instead of reusing a verdict taken under other settings."""
+    import attrs
+
+    from skillopt.engine.context import Current
+    from skillopt.engine.stages.gate import gate
+    from skillopt.records import skill_hash
+
+    def gate_key(trainer, folder):
+        run = trainer.context()
+        initial = run.env.initial_skill()
+        current = Current(skill=initial, skill_hash=skill_hash(initial), score=0.0)
+        gate(run, folder, current, initial + "\n- Answer with the capital city only.\n")
+        return load(folder / "result.json")["key"], run.gate_context
+
+    folder = tmp_path / "gate"
+    first = make_trainer(tmp_path / "a", num_epochs=1)
+    key, context = gate_key(first, folder)
+    assert gate_key(make_trainer(tmp_path / "b", num_epochs=1), folder) == (key, context)  # same settings: same key
+    changed = make_trainer(tmp_path / "c", num_epochs=1)
+    changed.cfg = attrs.evolve(changed.cfg, gates={"paired": {"min_gain": 0.1}})
+    changed_key, changed_context = gate_key(changed, folder)
+    assert changed_context != context  # the ledger's gate context
+    assert changed_key != key  # and the stage's saved verdict

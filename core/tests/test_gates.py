@@ -142,14 +142,15 @@ def test_the_race_rounds_counted_for_the_item_minimum_are_the_gate_stages(tmp_pa
 
     class Run:
         def __init__(self, cfg, n):
-            self.cfg, self.seed = cfg, 1
+            self.cfg, self.seed, self.gate = cfg, 1, PairedGate(cfg.evaluation)
             self.data = type("Data", (), {"val": [type("T", (), {"id": f"v{i}"})() for i in range(n)]})()
 
     for workers in (4, 8, 16):
         cfg = RunConfig()
         cfg = attrs.evolve(cfg, env=attrs.evolve(cfg.env, workers=workers))
         for n in (4, 8, 15, 16, 24, 40, 100):
-            assert race_rounds(cfg, n) == (len(race_plan(Run(cfg, n), cfg.evaluation)) + 1 if race_plan(Run(cfg, n), cfg.evaluation) else 1)
+            run = Run(cfg, n)
+            assert race_rounds(cfg, run.gate, n) == (len(race_plan(run)) + 1 if race_plan(run) else 1)
 
 
 @pytest.mark.parametrize("chosen", [0, 3, 8, 20])
@@ -165,3 +166,14 @@ def test_the_gated_item_count_is_the_subsets(chosen):
     cfg = attrs.evolve(cfg, evaluation=attrs.evolve(cfg.evaluation, sel_env_num=chosen))
     tasks = [Task(id=f"v{i}", task_type="ab"[i % 2]) for i in range(8)]
     assert gated_items(cfg, len(tasks)) == len(subset(tasks, chosen, cfg.train.seed))
+
+
+def test_the_gate_says_its_own_look_plan():
+    """The engine (gate stage, race, estimate) reads the look plan from the gate, never
+    from its name: a one-look gate plans no extra repeats and no race."""
+    from skillopt.gates.strict import StrictGate
+
+    e = EvaluationConfig(gate_repeats=2, gate_max_repeats=4, gate_race_rounds=3)
+    assert PairedGate(e).repeat_plan() == (2, 4) and PairedGate(e).max_race_rounds() == 3
+    assert StrictGate(e).repeat_plan() == (2, 2) and StrictGate(e).max_race_rounds() == 1
+    assert StrictGate(e).planned_looks(3) == 1 and not StrictGate.sequential

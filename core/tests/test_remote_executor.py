@@ -225,19 +225,29 @@ def test_a_file_path_leaving_the_item_folder_fails_the_item_and_writes_nothing(t
     assert _inside("notes/code.py") == ("notes", "code.py")
 
 
-def test_the_spec_carries_no_key_and_refuses_what_a_worker_cannot_rebuild(monkeypatch, toy_registered):
+def test_the_spec_carries_no_key_and_refuses_what_a_worker_cannot_rebuild(monkeypatch, toy_registered, tmp_path):
+    """An env installed as a distribution (a real dist-info on sys.path, see fakedists)
+    goes into the spec with its version; one registered in this process only is refused."""
     import attrs
 
+    from fakedists import env_module, forget_modules, make_dist
     from skillopt.config.schema import RoleConfig
 
+    site = tmp_path / "site"
+    make_dist(site, "skillopt-envs-installed", {"skillopt.envs": {"installed": "fakeplug_installed"}},
+              {"fakeplug_installed": env_module("installed")}, version="1.2.3")
+    monkeypatch.syspath_prepend(str(site))
     cfg = make_config(model={"backend": "scripted", "api_key_env": "TOY_KEY",
                              "options": {"rules": "", "access_token": "tok-123456789"}})
-    cfg = attrs.evolve(cfg, env=attrs.evolve(cfg.env, name="searchqa"))
-    spec = WorkerSpec.for_run(cfg)
+    cfg = attrs.evolve(cfg, env=attrs.evolve(cfg.env, name="installed"))
+    try:
+        spec = WorkerSpec.for_run(cfg)
+    finally:
+        forget_modules("fakeplug_")
     text = json.dumps(spec.config)
     assert "tok-123456789" not in text and '"api_key_env": "TOY_KEY"' in text
     assert spec.backends == {"target": "scripted"}
-    assert set(spec.versions) == {"skillopt-core", "skillopt-envs-searchqa"}
+    assert spec.versions["skillopt-envs-installed"] == "1.2.3" and set(spec.versions) == {"skillopt-core", "skillopt-envs-installed"}
     keyed = attrs.evolve(cfg, model=attrs.evolve(cfg.model, target=RoleConfig(api_key="sk-literal-0123456789")))
     with pytest.raises(ConfigError, match=r"model.target.api_key holds a key.*never sent to workers"):
         WorkerSpec.for_run(keyed)

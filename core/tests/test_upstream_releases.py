@@ -244,9 +244,9 @@ def test_the_legacy_flat_format_and_pre_release_role_names():
     assert raw["env"] == {"name": "searchqa", "split_dir": "data/s"}
 
 
-def test_cfg_options_take_several_pairs_after_one_flag(run_cli, tmp_path):
+def test_cfg_options_take_several_pairs_after_one_flag(run_cli, tmp_path, toy_registered):
     path = tmp_path / "c.yaml"
-    path.write_text("env:\n  name: searchqa\ntrain:\n  batch_size: 40\n")
+    path.write_text("env:\n  name: toy\ntrain:\n  batch_size: 40\n")
     shown = run_cli("config", "show", "--config", str(path), "--cfg-options", "batch_size=8", "train.seed=7",
                     "model.target=my-deploy", "--json")
     assert shown.exit_code == 0, shown.output

@@ -130,9 +130,13 @@ def test_presets_resolve_and_pick_the_input_mode():
     assert small.env.input == "ocr" and paper.env.input == "image"
     assert small.train.max_steps and small.gradient.failure_only and small.env.workers == 1
     from skillopt.registry import get
+    from skillopt.testing import register_backend
 
-    local, scripted, openai = (get("backends", name).obj for name in ("local", "scripted", "openai"))
-    assert DocVQAEnv.auto_preset(local) == "small" and DocVQAEnv.auto_preset(openai) == "full"
+    # stand-ins for skillopt-backends' local (a small CPU model) and a provider's backend
+    register_backend("cpu-model", small_model=True)
+    register_backend("provider")
+    local, scripted, provider = (get("backends", name).obj for name in ("cpu-model", "scripted", "provider"))
+    assert DocVQAEnv.auto_preset(local) == "small" and DocVQAEnv.auto_preset(provider) == "full"
     assert DocVQAEnv.auto_preset(scripted) == "small"
     assert DocVQAConfig().input == "image"
 

@@ -7,7 +7,7 @@ import json
 import pytest
 
 from skillopt.api import RolloutContext, Task
-from skillopt.testing import check_env_contract
+from skillopt.testing import check_env_contract, register_backend
 from skillopt_envs_searchqa import prompting
 from skillopt_envs_searchqa.env import SearchQAConfig, SearchQAEnv
 from skillopt_envs_searchqa.presets import PRESETS
@@ -145,19 +145,24 @@ def backend(name: str) -> type:
 
 
 def test_presets_small_on_local_and_full_size_elsewhere():
-    assert SearchQAEnv.auto_preset(backend("local")) == "small"
+    """``small`` on a backend that declares a small CPU model (as ``local`` does), ``full`` on
+    a provider's. Both are stand-ins (:func:`skillopt.testing.register_backend`), so the env's
+    tests need only the core and the env."""
+    register_backend("cpu-model", small_model=True)
+    register_backend("provider")
+    assert SearchQAEnv.auto_preset(backend("cpu-model")) == "small"
     assert SearchQAEnv.auto_preset(backend("scripted")) == "small"
-    assert SearchQAEnv.auto_preset(backend("openai")) == "full"
-    small = resolve(**{"model.backend": "local"})
+    assert SearchQAEnv.auto_preset(backend("provider")) == "full"
+    small = resolve(**{"model.backend": "cpu-model"})
     assert small.preset == "small" and small.env.data == "sample" and small.train.max_steps == 3
     assert small.model.optimizer.max_tokens == PRESETS["small"]["model"]["optimizer"]["max_tokens"]
-    paper = resolve(**{"model.backend": "openai-compatible"})
+    paper = resolve(**{"model.backend": "provider"})
     assert paper.preset == "full" and paper.env.data == "real" and paper.train.batch_size == 40 and paper.env.workers == 24
     assert paper.evaluation.gate == "paired"  # the automatic choice never brings back the paper's gate
     assert small.env.demo and not paper.env.demo
-    forced = resolve(**{"model.backend": "local", "preset": "paper"})
+    forced = resolve(**{"model.backend": "cpu-model", "preset": "paper"})
     assert forced.preset == "paper" and forced.train.num_epochs == 4 and forced.evaluation.gate == "strict"
-    overridden = resolve("env.data_path=/x.jsonl", "train.max_steps=1", **{"model.backend": "local"})
+    overridden = resolve("env.data_path=/x.jsonl", "train.max_steps=1", **{"model.backend": "cpu-model"})
     assert overridden.env.data_path == "/x.jsonl" and overridden.train.max_steps == 1
 
 
@@ -168,7 +173,8 @@ def test_small_preset_keeps_the_analyst_prompt_inside_the_local_context(scripted
     from skillopt.policies import OptimizerContext
     from skillopt.policies.patch import analyst_system, analyst_user_message
 
-    cfg = resolve(**{"model.backend": "local"})
+    register_backend("cpu-model", small_model=True)  # stands in for the local backend: the small preset
+    cfg = resolve(**{"model.backend": "cpu-model"})
     env = SearchQAEnv(cfg.env)
     tasks = sorted(env.tasks("train"), key=lambda t: -len(t.inputs["context"]))[: cfg.gradient.minibatch_size]
     long_reply = "The answer is a long sentence about the snippets. " * 8  # ~64 tokens, the small preset's cap

@@ -62,9 +62,15 @@ def test_small_preset_resolves_and_is_chosen_for_the_local_model():
     assert cfg.gradient.max_trajectory_chars == 1500
     assert not cfg.optimizer.use_slow_update and not cfg.optimizer.use_meta_skill
     assert SpreadsheetEnv.presets["full"] == {}
-    local = resolve_config(ConfigSources(flags={"env.name": "x", "model.backend": "local"}), SpreadsheetConfig)
+    from skillopt.testing import register_backend
+
+    # stand-ins for skillopt-backends' local (a small CPU model) and a provider's backend: the env's
+    # tests need only the core and the env
+    register_backend("cpu-model", small_model=True)
+    register_backend("provider")
+    local = resolve_config(ConfigSources(flags={"env.name": "x", "model.backend": "cpu-model"}), SpreadsheetConfig)
     scripted = resolve_config(ConfigSources(flags={"env.name": "x", "model.backend": "scripted"}), SpreadsheetConfig)
-    other = resolve_config(ConfigSources(flags={"env.name": "x", "model.backend": "openai"}), SpreadsheetConfig)
+    other = resolve_config(ConfigSources(flags={"env.name": "x", "model.backend": "provider"}), SpreadsheetConfig)
     # small on a backend declaring small_model (the local model, the scripted one), full elsewhere
     assert auto_preset(SpreadsheetEnv, local) == auto_preset(SpreadsheetEnv, scripted) == "small"
     assert auto_preset(SpreadsheetEnv, other) == "full"

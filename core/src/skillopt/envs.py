@@ -19,7 +19,7 @@ import attrs
 from skillopt.config.schema import EnvConfig
 from skillopt.errors import ConfigError
 from skillopt.records import CompletionRequest, Message, Rollout, Score, Task
-from skillopt.skillfolder import SkillFolder, is_folder, render_inline, render_installed
+from skillopt.skillfolder import SkillFolder, render_inline, render_installed, skill_of
 
 SPLITS = ("train", "val", "test")
 SPLIT_ALIASES = {"valid_seen": "val", "selection": "val", "validation": "val", "valid_unseen": "test"}
@@ -346,10 +346,10 @@ def read_skill(path: Path, what: str = "skill") -> str:
         raise ConfigError(f"{what}: {path} is not UTF-8 text (byte {exc.start}); save it as UTF-8") from None
     if len(text) > MAX_SKILL_CHARS:
         raise ConfigError(f"{what}: {path} holds {len(text):,} characters; a skill may hold at most {MAX_SKILL_CHARS:,}")
-    if is_folder(text):
+    folder = skill_of(text, f"{what}: {path}")
+    if isinstance(folder, SkillFolder):
         from skillopt.skillfolder import check_front_matter
 
-        folder = SkillFolder.parse(text, f"{what}: {path}")
         check_front_matter(folder.main, f"{what}: {path} (SKILL.md)")
     return text
 

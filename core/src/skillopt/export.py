@@ -22,9 +22,10 @@ from pathlib import Path
 import attrs
 
 from skillopt.errors import ConfigError
-from skillopt.records import skill_hash
+from skillopt.fsio import write_atomic
+from skillopt.records import SkillFile, skill_hash
 from skillopt.redact import redact_text
-from skillopt.skillfolder import MAX_DESCRIPTION, MAX_NAME, NAME, SkillFolder, is_folder
+from skillopt.skillfolder import MAIN, MAX_DESCRIPTION, MAX_NAME, NAME, SkillFolder, front_matter_fields, skill_of
 
 FRONT_MATTER = re.compile(r"\A---\n.*?\n---\n+", re.DOTALL)
 TARGETS = ("agents", "claude-code", "codex", "cursor", "copilot")
@@ -108,8 +109,8 @@ def export(body: str, *, target: str, name: str, description: str, project: Path
     if not description.strip() or len(description) > MAX_DESCRIPTION:
         raise ConfigError(f"the description must be 1-{MAX_DESCRIPTION} characters")
     note = ""
-    if is_folder(body):
-        folder = SkillFolder.parse(body)
+    folder = skill_of(body)
+    if isinstance(folder, SkillFolder):
         if target in ("cursor", "copilot"):
             from skillopt.skillfolder import render_inline
 
@@ -117,8 +118,6 @@ def export(body: str, *, target: str, name: str, description: str, project: Path
             scripts = ", ".join(f.path for f in folder.scripts)
             note = f"{scripts} not installed: a {target} rule is one file" if scripts else ""
         else:
-            from skillopt.skillfolder.export import export_folder
-
             return export_folder(folder, target=target, name=name, description=description, project=project, force=force)
     path = destination(target, name, project=project)
     text = render(target, name, description, body, source=source)
@@ -133,8 +132,47 @@ def export(body: str, *, target: str, name: str, description: str, project: Path
         backup_path = path.with_name(f"{path.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
         backup_path.write_text(old, encoding="utf-8")
         backup = str(backup_path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    write_atomic(path, text)
     return Exported(target=target, path=str(path), name=name, replaced=existed, backup=backup, note=note)
+
+
+def exported_main(folder: SkillFolder, name: str, description: str) -> str:
+    """``SKILL.md`` as installed: as trained when ``name`` and ``description`` are the
+    folder's own, else with its front matter rebuilt: those two first, every other key
+    of the original after them."""
+    if name == folder.name and description == folder.description:
+        return folder.main
+    import yaml
+
+    rest = {k: v for k, v in front_matter_fields(folder.front_matter, MAIN).items() if k not in ("name", "description")}
+    head = f"name: {name}\ndescription: {_yaml_string(description)}\n"
+    head += yaml.safe_dump(rest, sort_keys=False, allow_unicode=True) if rest else ""
+    return f"---\n{head}---\n{folder.body}"
+
+
+def export_folder(folder: SkillFolder, *, target: str, name: str, description: str, project: Path | None, force: bool = False):
+    """Install ``folder`` as the Agent Skills folder ``name`` for ``target`` (secrets
+    masked in every file, scripts with their modes); returns an :class:`Exported`. It is
+    written beside its destination and renamed into place
+    (:func:`~skillopt.skillfolder.disk.write_folder`), so an agent loading its skills sees
+    the old folder or the new one. An existing different folder needs ``force`` and is kept
+    as a hidden ``.NAME.bak-TIME`` sibling: a backup named like the skill would be loaded by
+    the agent as a second skill of the same name."""
+    from skillopt.skillfolder.disk import matches, write_folder
+
+    dest = destination(target, name, project=project).parent
+    out = SkillFolder.of([
+        SkillFile(path=f.path, content=redact_text(exported_main(folder, name, description) if f.path == MAIN else f.content),
+                  mode=f.mode)
+        for f in folder.files
+    ])
+    if matches(out, dest):
+        return Exported(target=target, path=str(dest), name=name, replaced=False, unchanged=True)
+    keep = None
+    if dest.exists() or dest.is_symlink():
+        if not force:
+            raise ConfigError(f"{dest} exists with other content; pass --force to replace it "
+                              "(the old folder is kept as a backup)")
+        keep = dest.with_name(f".{dest.name}.bak-{time.strftime('%Y%m%d-%H%M%S')}")
+    write_folder(out, dest, keep_old=keep)
+    return Exported(target=target, path=str(dest), name=name, replaced=keep is not None, backup=str(keep) if keep else "")

@@ -1,9 +1,15 @@
-"""Writing files so a crash never leaves half of one: temp file, fsync, rename."""
+"""Writing files so a crash never leaves half of one: temp file, fsync, rename.
+
+The one home of every rename-into-place in the repository (a repository test,
+``tests/test_repo.py``, fails on a hand-rolled one elsewhere): :func:`write_atomic`
+for a file, :func:`replace_dir` for a folder built beside its destination, and
+:func:`move_aside` for a damaged file kept for inspection."""
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
@@ -43,6 +49,32 @@ def write_atomic(path: Path | str, data: str | bytes, *, mode: int | None = None
             pass
         finally:
             os.close(dir_fd)
+
+
+def replace_dir(staging: Path | str, dest: Path | str, *, keep_old: Path | None = None) -> Path | None:
+    """Put the folder ``staging`` (built beside ``dest``) in place of ``dest``: the old
+    folder is renamed aside first and removed only after the new one is in, so a crash
+    leaves one whole folder under ``dest`` or its old copy beside it. ``keep_old``: where
+    the old folder is kept instead of being removed (returned; None when there was none)."""
+    staging, dest = Path(staging), Path(dest)
+    old = None
+    if dest.exists() or dest.is_symlink():
+        old = keep_old or dest.with_name(f".{dest.name}.old-{os.getpid()}")
+        if not keep_old:
+            shutil.rmtree(old, ignore_errors=True)
+        os.replace(dest, old)
+    os.replace(staging, dest)
+    if old is not None and keep_old is None:
+        shutil.rmtree(old, ignore_errors=True)
+        return None
+    return old
+
+
+def move_aside(path: Path | str, aside: Path | str) -> Path:
+    """Rename ``path`` to ``aside`` (a damaged file kept for the user to inspect, never
+    deleted), replacing whatever ``aside`` held."""
+    os.replace(path, aside)
+    return Path(aside)
 
 
 def read_json_lines(path: Path, accept: Callable[[Any], bool]) -> tuple[list[Any], list[int]]:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from pathlib import Path
 
 from skillopt import paths
+from skillopt.fsio import write_atomic
 from skillopt.redact import register_secret
 
 
@@ -48,16 +48,7 @@ def set_key(name: str, value: str) -> Path:
     paths.ensure_private_dir(path.parent)
     data = stored_keys()
     data[name] = value
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".keys-", suffix=".json")
-    try:
-        os.fchmod(fd, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=2)
-        os.replace(tmp, path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    os.chmod(path, 0o600)
+    write_atomic(path, json.dumps(data, indent=2), mode=0o600)
     return path
 
 
@@ -67,9 +58,5 @@ def delete_key(name: str) -> bool:
         return False
     del data[name]
     path = paths.keys_file()
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".keys-", suffix=".json")
-    os.fchmod(fd, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as fh:
-        json.dump(data, fh, indent=2)
-    os.replace(tmp, path)
+    write_atomic(path, json.dumps(data, indent=2), mode=0o600)
     return True

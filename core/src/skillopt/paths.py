@@ -55,10 +55,6 @@ def state_dir() -> Path:
     return _dir("state")
 
 
-def user_config_file() -> Path:
-    return config_dir() / "config.toml"
-
-
 def keys_file() -> Path:
     return config_dir() / "keys.json"
 

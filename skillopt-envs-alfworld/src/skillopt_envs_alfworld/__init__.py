@@ -5,13 +5,7 @@ Registered as ``alfworld`` in the ``skillopt.envs`` entry-point group.
 
 from __future__ import annotations
 
-from skillopt.api import hookimpl
-
-from skillopt_envs_alfworld.env import AlfworldConfig, AlfworldEnv
+# the env's hook lives in env.py (the entry point); re-exported for code that imports the package
+from skillopt_envs_alfworld.env import AlfworldConfig, AlfworldEnv, skillopt_register_envs
 
 __all__ = ["AlfworldConfig", "AlfworldEnv", "skillopt_register_envs"]
-
-
-@hookimpl
-def skillopt_register_envs(register):
-    register(AlfworldEnv)

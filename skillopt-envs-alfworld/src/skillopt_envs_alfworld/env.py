@@ -14,7 +14,7 @@ from typing import Any, ClassVar
 
 import attrs
 from attrs import validators as v
-from skillopt.api import ChatModel, ConfigError, DataSource, Env, EnvConfig, Rollout, RolloutContext, Score, Task
+from skillopt.api import ChatModel, ConfigError, DataSource, Env, EnvConfig, Rollout, RolloutContext, Score, Task, hookimpl
 
 from skillopt_envs_alfworld.game import Game, game_from_row, game_to_row, kind_of
 from skillopt_envs_alfworld.presets import PRESETS
@@ -159,3 +159,8 @@ def reference_text(game: Game) -> str:
         lines.append("Lamps: " + ", ".join(lamps))
     lines.append(f"Expert plan ({game.optimal_steps} steps): " + "; ".join(game.expert_plan))
     return "\n".join(lines)
+
+
+@hookimpl
+def skillopt_register_envs(register) -> None:
+    register(AlfworldEnv)

@@ -6,13 +6,7 @@ given to ``register()``, which the core resolves by loading the envs.
 
 from __future__ import annotations
 
-from skillopt.api import hookimpl
-
-from skillopt_envs_math.env import LiveMathConfig, LiveMathEnv
+# the env's hook lives in env.py (the entry point); re-exported for code that imports the package
+from skillopt_envs_math.env import LiveMathConfig, LiveMathEnv, skillopt_register_envs
 
 __all__ = ["LiveMathConfig", "LiveMathEnv", "skillopt_register_envs"]
-
-
-@hookimpl
-def skillopt_register_envs(register):
-    register(LiveMathEnv, aliases=("math", "livemathematicianbench"))

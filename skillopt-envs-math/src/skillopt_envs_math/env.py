@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
-from skillopt.api import ChatModel, ConfigError, Env, EnvConfig, Rollout, RolloutContext, Score, Task, Turn, chat_request, small_preset
+from skillopt.api import ChatModel, ConfigError, Env, EnvConfig, Rollout, RolloutContext, Score, Task, Turn, chat_request, hookimpl
 
 from skillopt_envs_math.answers import answer_segment, parse_choice
 from skillopt_envs_math.items import MathItem, item_from_row
+from skillopt_envs_math.presets import PRESETS
 
 DEFAULT_MAX_TOKENS = 512
 
@@ -38,22 +39,6 @@ class LiveMathConfig(EnvConfig):
     use_sketch: bool = False
 
 
-# A few minutes on the embedded 135M model: two steps of eight items, small gate and test
-# subsets, failure-only reflection, bounded replies and one schema re-ask (a 135M optimizer
-# that misses the schema once rarely hits it on the third try); `paper` keeps the defaults.
-# One rollout worker: the local model serves one call at a time, so more workers only queue
-# behind its lock and spend their deadline waiting. On top of the shared local overlay, this
-# env keeps the cosine schedule, the default deadlines and no minimum of failure edits.
-SMALL_PRESET: dict[str, Any] = small_preset(
-    train={"batch_size": 8, "max_steps": 2},
-    gradient={"minibatch_size": 4, "max_trajectory_chars": 1500, "analyst_workers": 2, "min_failure_edits": 0},
-    optimizer={"lr_scheduler": "cosine"},
-    evaluation={"sel_env_num": 8, "test_env_num": 16},
-    env={"max_completion_tokens": 96, "exec_timeout": 300.0},
-    model={"optimizer": {"timeout_s": None}, "target": {"timeout_s": None}, "schema_retries": 1},
-)
-
-
 def clip(text: str, limit: int = 160) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
@@ -66,7 +51,7 @@ class LiveMathEnv(Env):
     upstream_keys = {"max_turns": None}  # one call per item
     summary = "multiple-choice theorem questions (LiveMathematicianBench); generated sample bundled"
     Config = LiveMathConfig
-    presets: ClassVar[dict[str, dict[str, Any]]] = {"small": SMALL_PRESET, "full": {}}
+    presets: ClassVar[dict[str, dict[str, Any]]] = PRESETS
     config: LiveMathConfig
     sample_description: ClassVar[str] = "bundled generated sample (CC0-1.0, not the real LiveMathematicianBench)"
 
@@ -197,3 +182,7 @@ def reference_text(item: MathItem) -> str:
 def _choice_map(task: Task) -> dict[str, str]:
     return {c["label"]: c["text"] for c in task.inputs["choices"]}
 
+
+@hookimpl
+def skillopt_register_envs(register) -> None:
+    register(LiveMathEnv, aliases=("math", "livemathematicianbench"))

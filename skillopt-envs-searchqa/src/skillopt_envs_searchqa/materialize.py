@@ -223,14 +223,6 @@ def _write_staging(staging: Path, found: dict, wanted: dict[str, list[str]], sou
 
 def _swap_in(staging: Path, out_dir: Path) -> None:
     """Replace ``out_dir`` by the staged folder (old contents are removed only after success)."""
-    import shutil
+    from skillopt.api import replace_dir
 
-    if out_dir.exists():
-        old = out_dir.with_name(out_dir.name + ".old")
-        if old.exists():
-            shutil.rmtree(old)
-        out_dir.rename(old)
-        staging.rename(out_dir)
-        shutil.rmtree(old)
-    else:
-        staging.rename(out_dir)
+    replace_dir(staging, out_dir)

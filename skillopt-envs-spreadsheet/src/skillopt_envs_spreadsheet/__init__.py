@@ -6,13 +6,7 @@ Registered under ``spreadsheetbench`` with the alias ``spreadsheet``. Heavy impo
 
 from __future__ import annotations
 
-from skillopt.api import hookimpl
-
-from skillopt_envs_spreadsheet.env import SpreadsheetConfig, SpreadsheetEnv
+# the env's hook lives in env.py (the entry point); re-exported for code that imports the package
+from skillopt_envs_spreadsheet.env import SpreadsheetConfig, SpreadsheetEnv, skillopt_register_envs
 
 __all__ = ["SpreadsheetConfig", "SpreadsheetEnv", "skillopt_register_envs"]
-
-
-@hookimpl
-def skillopt_register_envs(register):
-    register(SpreadsheetEnv, aliases=("spreadsheet",))

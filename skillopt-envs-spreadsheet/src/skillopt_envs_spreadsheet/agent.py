@@ -158,8 +158,7 @@ def solve(env, task: Task, skill: str, model, ctx) -> Rollout:
 def _save(folder: Path, code: str, user: str, isolation: str) -> None:
     """The final code, the prompt and the isolation it ran under, next to the engine's
     conversation.json (for people)."""
-    folder.mkdir(parents=True, exist_ok=True)
+    from skillopt.api import write_atomic
+
     for name, text in (("solution.py", code), ("target_user_prompt.txt", user), ("sandbox.txt", isolation + "\n")):
-        tmp = folder / f".{name}.tmp"
-        tmp.write_text(text, encoding="utf-8")
-        tmp.replace(folder / name)
+        write_atomic(folder / name, text)

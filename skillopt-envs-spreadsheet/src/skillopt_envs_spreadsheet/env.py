@@ -14,9 +14,10 @@ from typing import Any
 import attrs
 from attrs import validators as v
 
-from skillopt.api import DataSource, Env, EnvConfig, Rollout, Score, Task, small_preset
+from skillopt.api import DataSource, Env, EnvConfig, Rollout, Score, Task, hookimpl
 
 from skillopt_envs_spreadsheet.loader import TaskSource, build_task
+from skillopt_envs_spreadsheet.presets import PRESETS
 
 MODES = ("single", "multi")
 
@@ -41,20 +42,6 @@ class SpreadsheetConfig(EnvConfig):
     feedback_chars: int = attrs.field(default=3000, validator=v.ge(200))
 
 
-# On top of the shared small overlay; this env keeps the engine's gradient and learning-rate
-# settings and call deadlines. One worker: the local model serialises calls, so with more,
-# queued rollouts would spend their deadline waiting for the model lock.
-SMALL_PRESET: dict[str, Any] = small_preset(
-    env={"mode": "single", "limit": 4, "exec_timeout": 600.0, "max_completion_tokens": 256},
-    train={"batch_size": 4},
-    gradient={"minibatch_size": 4, "max_trajectory_chars": 1500, "analyst_workers": 16, "failure_only": False, "merge_batch_size": 8,
-              "min_failure_edits": 0},
-    optimizer={"learning_rate": 4, "min_learning_rate": 2, "lr_scheduler": "cosine"},
-    evaluation={"sel_env_num": 4, "test_env_num": 4},
-    model={"optimizer": {"max_tokens": 1024, "timeout_s": None}, "target": {"timeout_s": None}},
-)
-
-
 class SpreadsheetEnv(Env):
     """SpreadsheetBench: write openpyxl code that edits a workbook; graded cell by cell
     on several test cases."""
@@ -63,7 +50,7 @@ class SpreadsheetEnv(Env):
     upstream_keys = {"data_root": "data_path"}  # the Verified-400 folder
     summary = "SpreadsheetBench: Python/openpyxl code edits workbooks, graded by the official cell comparator"
     Config = SpreadsheetConfig
-    presets = {"small": SMALL_PRESET, "full": {}}
+    presets = PRESETS
     sample_dir = "sample"
     sample_description = "bundled generated sample"
 
@@ -137,3 +124,8 @@ class SpreadsheetEnv(Env):
             with self._lock:
                 self._previews[path] = cached
         return cached
+
+
+@hookimpl
+def skillopt_register_envs(register) -> None:
+    register(SpreadsheetEnv, aliases=("spreadsheet",))

@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -37,25 +36,13 @@ def fsync_dir(path: Path) -> None:
 
 
 def write_atomic(path: Path, data: bytes | str, *, mode: int = FILE_MODE) -> None:
-    """Write ``data`` to ``path`` through a temp file in the same directory, then rename."""
+    """Write ``data`` to ``path`` owner-only and durably (core's one atomic write, in a
+    private folder): a crash leaves the old file or the new one, never a torn one."""
+    from skillopt.api import write_atomic as core_write_atomic
+
     path = Path(path)
     ensure_dir(path.parent)
-    raw = data.encode("utf-8") if isinstance(data, str) else data
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        os.fchmod(fd, mode)
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(raw)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-    fsync_dir(path.parent)
+    core_write_atomic(path, data, mode=mode, durable=True)
 
 
 def write_json(path: Path, data: Any) -> None:
@@ -67,14 +54,6 @@ def read_json(path: Path, default: Any = None) -> Any:
         return json.loads(Path(path).read_text(encoding="utf-8"))
     except FileNotFoundError:
         return default
-
-
-def append_private(path: Path, line: str) -> None:
-    """Append one line to an owner-only file (created 0600 if missing)."""
-    ensure_dir(Path(path).parent)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, FILE_MODE)
-    with os.fdopen(fd, "a", encoding="utf-8") as fh:
-        fh.write(line if line.endswith("\n") else line + "\n")
 
 
 def sha256_bytes(data: bytes) -> str:

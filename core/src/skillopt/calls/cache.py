@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from skillopt.fsio import move_aside
 from skillopt.records import Completion, CompletionRequest
 from skillopt.serde import from_data, to_data
 
@@ -55,7 +56,7 @@ class CallCache:
             for suffix in ("", "-wal", "-shm"):
                 part = self.path.with_name(self.path.name + suffix)
                 if part.exists():
-                    os.replace(part, aside.with_name(aside.name + suffix))
+                    move_aside(part, aside.with_name(aside.name + suffix))
             from skillopt.report import warn
 
             warn(f"the call cache {self.path} is damaged ({exc}); moved it to {aside} and started an empty one")

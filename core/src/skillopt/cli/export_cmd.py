@@ -35,8 +35,8 @@ def export(
     from skillopt import export as exporting
     from skillopt.cli.output import info
     from skillopt.errors import SkillOptError
-    from skillopt.skillfolder import SkillFolder, is_folder
-    from skillopt.ui.runs import is_run_dir, read_json
+    from skillopt.skillfolder import SkillFolder, skill_of
+    from skillopt.runstore import is_run_dir, read_json
 
     src, env = Path(run).expanduser(), ""
     if src.is_dir() and (src / "SKILL.md").is_file() and not is_run_dir(src):
@@ -51,8 +51,8 @@ def export(
             if not src.is_file():
                 raise fail(f"{run_dir} has no best_skill.md yet")
         body = _skill_text(src)
-    if is_folder(body):  # a folder skill names itself in its front matter
-        folder = SkillFolder.parse(body)
+    folder = skill_of(body)
+    if isinstance(folder, SkillFolder):  # a folder skill names itself in its front matter
         chosen, text = name or folder.name, description or folder.description
     else:
         default_name = re.sub(r"[^a-z0-9]+", "-", (env or src.stem).lower()).strip("-") or "skill"

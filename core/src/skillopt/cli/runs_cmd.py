@@ -31,7 +31,7 @@ def _index(runs_dir: list[Path] | None):
 
 
 def _resolve(run: str, runs_dir: list[Path] | None) -> tuple[str, Path]:
-    from skillopt.ui.runs import is_run_dir
+    from skillopt.runstore import is_run_dir
 
     as_path = Path(run).expanduser()
     if is_run_dir(as_path):

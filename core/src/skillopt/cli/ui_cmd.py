@@ -19,7 +19,7 @@ TokenOpt = Annotated[str | None, typer.Option("--token", envvar="SKILLOPT_UI_TOK
 def launch_root_of(roots: list[Path]) -> Path:
     """Where the dashboard's launched runs go: the first ``--runs-dir`` (the folder
     holding it when that is itself one run), so they appear in the list it shows."""
-    from skillopt.ui.runs import is_run_dir
+    from skillopt.runstore import is_run_dir
 
     first = roots[0]
     return first.parent if is_run_dir(first) else first

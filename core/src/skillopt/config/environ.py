@@ -69,6 +69,14 @@ def load_dotenv(path: Path) -> list[str]:
     return loaded
 
 
+def forget_dotenv() -> None:
+    """Unset the variables a ``.env`` file set in this process (the real environment's are
+    never touched) and forget their names: the next invocation reads ``.env`` afresh."""
+    for name in list(FROM_DOTENV):
+        os.environ.pop(name, None)
+    FROM_DOTENV.clear()
+
+
 def lookup(names: Iterable[str]) -> tuple[str, str] | None:
     """``(value, name)`` of the first of ``names`` set in the real environment, else the
     first that ``.env`` set; None when none is set (an empty value counts as unset)."""

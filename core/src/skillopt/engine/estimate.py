@@ -87,8 +87,11 @@ def _merge_calls(patches: int, k: int) -> int:
     return calls
 
 
-def plan_calls(cfg, *, n_train: int, n_val: int, n_test: int, per_rollout: int, policy: str) -> tuple[int, dict[str, int], dict[str, int]]:
-    """(steps, target calls by stage, optimizer calls by stage), worst case."""
+def plan_calls(cfg, *, n_train: int, n_val: int, n_test: int, per_rollout: int, policy: str,
+               repeats: tuple[int, int] | None = None) -> tuple[int, dict[str, int], dict[str, int]]:
+    """(steps, target calls by stage, optimizer calls by stage), worst case. ``repeats``:
+    the gate's :meth:`~skillopt.gates.Gate.repeat_plan` (first look, most), by default
+    ``evaluation.gate_repeats`` once."""
     t, g, o, e = cfg.train, cfg.gradient, cfg.optimizer, cfg.evaluation
     steps_per_epoch = max(1, math.ceil(n_train / (t.batch_size * t.accumulation)))
     steps = t.num_epochs * steps_per_epoch
@@ -97,7 +100,8 @@ def plan_calls(cfg, *, n_train: int, n_val: int, n_test: int, per_rollout: int, 
     epochs_run = min(t.num_epochs, math.ceil(steps / steps_per_epoch))
     batch = min(t.batch_size, n_train)
     n_gate = min(e.sel_env_num, n_val) if e.sel_env_num else n_val
-    first, most = e.gate_repeats, max(e.gate_repeats, e.gate_max_repeats) if cfg.evaluation.gate == "paired" else e.gate_repeats
+    first, most = repeats or (e.gate_repeats, e.gate_repeats)
+    most = max(first, most)
     val = n_gate * first * per_rollout
     # a racing gate may add repeats up to ``most`` for the candidate and the current skill
     gate_step = n_gate * (most + (most - first)) * per_rollout
@@ -132,13 +136,14 @@ def plan_calls(cfg, *, n_train: int, n_val: int, n_test: int, per_rollout: int, 
 def estimate(cfg, env, *, pricers: dict[str, Any] | None = None) -> Estimate:
     """The run's ceiling; ``pricers`` maps a role to ``usage -> USD or None``."""
     from skillopt.config.schema import canonical_update_mode
+    from skillopt.gates import build_gate
 
     train, val, test = env.tasks("train"), env.tasks("val"), env.tasks("test")
     skill = env.initial_skill()
     per_rollout, prompt_chars, cap = measure_rollouts(env, train or val, skill)
     steps, target, optimizer = plan_calls(
         cfg, n_train=len(train), n_val=len(val), n_test=len(test), per_rollout=per_rollout,
-        policy=canonical_update_mode(cfg.optimizer.skill_update_mode),
+        policy=canonical_update_mode(cfg.optimizer.skill_update_mode), repeats=build_gate(cfg).repeat_plan(),
     )
     n_target, n_opt = sum(target.values()), sum(optimizer.values())
     reply_cap = cfg.model.target.max_tokens or cap or 1024

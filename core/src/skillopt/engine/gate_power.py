@@ -11,12 +11,14 @@ the fix.
 from __future__ import annotations
 
 
-def race_rounds(cfg, n_val: int) -> int:
+def race_rounds(cfg, gate, n_val: int) -> int:
     """The rounds the gate stage races a candidate's first pass in on ``n_val`` items (as
     :func:`skillopt.engine.stages.gate.race_plan` splits them; 1 = no race)."""
     from skillopt.engine.stages.gate import RACE_ITEMS_PER_ROUND
 
-    rounds = min(cfg.evaluation.gate_race_rounds, n_val // max(RACE_ITEMS_PER_ROUND, cfg.env.workers))
+    if not gate.sequential:
+        return 1
+    rounds = min(gate.max_race_rounds(), n_val // max(RACE_ITEMS_PER_ROUND, cfg.env.workers))
     return rounds if rounds > 1 else 1
 
 
@@ -41,7 +43,7 @@ def too_few_items(cfg, gate, n_val: int) -> str:
     if e.gate_min_items > n_val:
         return (f"evaluation.gate_min_items={e.gate_min_items} is more than the {n_val} val items: the gate can never "
                 "decide and every step stops the run; lower it or use more val items")
-    need = gate.min_items_to_accept(race_rounds(cfg, n_val))
+    need = gate.min_items_to_accept(race_rounds(cfg, gate, n_val))
     if need is None or n_val >= need:
         return ""
     return (f"the {gate.name} gate cannot accept any candidate on {n_val} val item{'s' if n_val != 1 else ''}: at "

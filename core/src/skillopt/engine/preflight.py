@@ -78,9 +78,10 @@ def _env_checks(checks: list[Check], cfg, env_cls, opened: list[Any], call: bool
         empty = [s for s, n in sizes.items() if n == 0]
         if empty:
             raise SkillOptError(f"no items in the {', '.join(empty)} split(s) of env {cfg.env.name}")
-        from skillopt.skillfolder import SkillFolder, is_folder
+        from skillopt.skillfolder import SkillFolder, skill_of
 
-        shape = f"a folder of {len(SkillFolder.parse(skill).files)} files, " if is_folder(skill) else ""
+        value = skill_of(skill)
+        shape = f"a folder of {len(value.files)} files, " if isinstance(value, SkillFolder) else ""
         return ", ".join(f"{s} {n}" for s, n in sizes.items()) + f"; initial skill {shape}{len(skill)} chars", {"items": sizes}
 
     checks.append(_timed("env data", env_data))
@@ -186,6 +187,6 @@ def _gate_power(cfg, val_split: int):
         raise SkillOptError(problem)
     if not cfg.evaluation.use_gate:
         return "off (evaluation.use_gate=false): every candidate is force-accepted", {"val_items": n}
-    need = gate.min_items_to_accept(race_rounds(cfg, n))
+    need = gate.min_items_to_accept(race_rounds(cfg, gate, n))
     needs = f"; it can accept from {need} items" if need else ""
     return f"{gate.name} on {n} val items{needs}", {"val_items": n, "min_items_to_accept": need}

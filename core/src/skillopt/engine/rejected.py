@@ -65,8 +65,6 @@ class RunLedger:
     ignored: int = 0
 
 
-#: evaluation keys that do not change what the gate decides on val
-_NOT_GATE = ("eval_test", "test_env_num", "attribution_rollouts", "sel_env_num")
 #: env keys that do not change a rollout's outcome
 _NOT_OUTCOME = ("workers",)
 
@@ -99,10 +97,11 @@ def lineage_path(env: str, key: str) -> Path:
 
 def gate_context(cfg, val_ids: list[str]) -> str:
     """The gate's items and every setting that changes its decision (its plugin settings
-    included): a rejection under another gate context proves nothing here."""
-    e = cfg.evaluation
-    settings = {k: v for k, v in to_data(e).items() if k not in _NOT_GATE}
-    return _digest({"gate": settings, "plugin": cfg.gates.get(e.gate, {}), "val": list(val_ids)})[:16]
+    included): a rejection under another gate context proves nothing here. The gate stage
+    keys its saved verdicts by the same fingerprint (:func:`skillopt.gates.settings_fingerprint`)."""
+    from skillopt.gates import settings_fingerprint
+
+    return settings_fingerprint(cfg, val_ids)
 
 
 def read_ledger(path: Path) -> list[Rejection]:

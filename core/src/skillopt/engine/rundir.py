@@ -65,12 +65,11 @@ def read_json(path: Path, default: Any = None, *, expect: type | None = None) ->
 def move_aside(path: Path) -> Path:
     """Rename a damaged file to ``NAME.damaged-YYYYmmdd-HHMMSS`` beside it (kept for the
     user to inspect, never deleted) and return the new path."""
-    import os
     import time
 
-    aside = path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}")
-    os.replace(path, aside)
-    return aside
+    from skillopt.fsio import move_aside as rename_aside
+
+    return rename_aside(path, path.with_name(f"{path.name}.damaged-{time.strftime('%Y%m%d-%H%M%S')}"))
 
 
 RESTART_ADVICE = "restore it, or move runtime_state.json aside to restart the run from its baseline (every saved result is re-used)"
@@ -182,17 +181,19 @@ class RunDir:
     def write_view(self, path: Path, text: str) -> None:
         """The unpacked folder of the folder skill saved at ``path``, rewritten only when
         it differs (a kill between the two writes leaves it stale; a resume heals it)."""
-        from skillopt.skillfolder import SkillFolder, is_folder
+        from skillopt.skillfolder import SkillFolder, skill_of
         from skillopt.skillfolder.disk import matches, write_folder
 
-        if not is_folder(text) or path.suffix != ".md":
+        if path.suffix != ".md":
             return
         try:
-            folder = SkillFolder.parse(text, str(path))
+            folder = skill_of(text, str(path))
         except ConfigError as exc:  # a masked secret broke a marker: the text is still saved
             from skillopt.report import warn
 
             warn(f"{exc}; its folder was not unpacked")
+            return
+        if not isinstance(folder, SkillFolder):
             return
         view = path.with_suffix("")
         if not matches(folder, view):

@@ -14,7 +14,6 @@ import difflib
 import hashlib
 
 from skillopt.records import Edit, Patch, skill_hash
-from skillopt.serde import dumps
 from skillopt.strategies import PoolMember
 from skillopt.engine.context import Current, RunContext
 from skillopt.engine.resumable import resumable
@@ -88,5 +87,3 @@ def describe(pool: tuple[PoolMember, ...]) -> str:
     return f"pool {len(pool)} ({shown})"
 
 
-def pool_key(pool: tuple[PoolMember, ...]) -> str:
-    return hashlib.sha256(dumps(pool, indent=None).encode()).hexdigest()[:12]

@@ -15,6 +15,7 @@ from skillopt.config.loading import (
 from skillopt.config.schema import RunConfig
 from skillopt.errors import ConfigError, SkillOptError
 from skillopt.engine.rundir import RunDir, read_json, write_json
+from skillopt.report import Reporter, say
 
 
 def _env_component(sources: ConfigSources):
@@ -63,12 +64,10 @@ def auto_preset(env_cls, cfg: RunConfig) -> str:
 
 
 def build_gate(cfg: RunConfig):
-    """The run's gate with its typed ``[gates.NAME]`` settings."""
-    from skillopt.plugin_config import settings_for
-    from skillopt.registry import get
+    """The run's gate with its typed ``[gates.NAME]`` settings (:func:`skillopt.gates.build_gate`)."""
+    from skillopt.gates import build_gate as build
 
-    comp = get("gates", cfg.evaluation.gate)
-    return comp.obj(cfg.evaluation, settings=settings_for(cfg, "gates", cfg.evaluation.gate, comp.obj.Config))
+    return build(cfg)
 
 
 def build_policy(cfg: RunConfig):
@@ -132,16 +131,18 @@ class Session:
     console: Any = None
     #: the pipeline-check note of a run on a model too small to learn ('' = none)
     note: str = ""
+    #: the reporter port the session's lines go to, ``(message, level)``; None = the
+    #: invocation's installed one (:func:`skillopt.report.say`: the CLI's terminal, a list
+    #: in a test). The engine never renders: it reports, and the reporter shows.
+    reporter: Reporter | None = None
 
-    def _say(self, text: str, *, one_line: bool = False) -> None:
-        """A line on stderr; ``one_line`` keeps it one logical line (the terminal wraps it),
-        for texts whose user-given parts are already escaped (:func:`rich.markup.escape`)."""
-        from skillopt.cli.output import info, stderr_console
-
-        if one_line:
-            stderr_console().print(text, markup=True, soft_wrap=True)
+    def _say(self, text: str, *, level: str = "info") -> None:
+        """A line for the person running the session (style tags allowed; user-given parts
+        escaped with :func:`rich.markup.escape`)."""
+        if self.reporter is not None:
+            self.reporter(text, level)
         else:
-            info(text)
+            say(text, level=level)
 
     def _clients(self, roles, *, training: bool = False):
         """The role clients; a training run on a model that only checks the pipeline says
@@ -154,7 +155,7 @@ class Session:
         clients, reasons = build_clients(self.cfg, ledger=ledger, roles=roles)
         self.note = pipeline_note(clients, self.cfg.env.name) if training else ""
         if self.note:
-            self._say(self.note, one_line=True)
+            self._say(self.note)
         described = {role: (c.backend.name, c.model or "default", reasons[role]) for role, c in clients.items()}
         if len(set(described.values())) == 1:  # one line when both roles share a backend
             name, model, reason = next(iter(described.values()))
@@ -187,7 +188,7 @@ class Session:
         except SkillOptError:  # missing data: the run itself says what is wrong
             return
         if problem:
-            self._say(f"[yellow]warning:[/yellow] {escape(problem)}", one_line=True)
+            self._say(escape(problem), level="warning")
 
     def _guard_resume(self, rundir: RunDir, data: dict, force: bool) -> tuple[str, tuple[str, ...]]:
         return guard_resume(rundir, data, force, self._say)
@@ -248,7 +249,7 @@ class Session:
             for client in clients.values():
                 client.close()
         if self.note:  # the last line too: the reader of a lift of +0.000 sees why
-            self._say(self.note, one_line=True)
+            self._say(self.note)
         return summary
 
     def evaluate(self, skill: str, *, split: str, repeats: int = 1, skill_path: str = "") -> dict:

@@ -127,6 +127,36 @@ def pair(current: Evaluation, candidate: Evaluation) -> tuple[Evaluation, Evalua
     return current.only(shared), candidate.only(shared), dict(sorted(excluded.items()))
 
 
+def build_gate(cfg) -> Gate:
+    """The run's gate (``evaluation.gate``) with its typed ``[gates.NAME]`` settings."""
+    from skillopt.plugin_config import settings_for
+    from skillopt.registry import get
+
+    comp = get("gates", cfg.evaluation.gate)
+    return comp.obj(cfg.evaluation, settings=settings_for(cfg, "gates", cfg.evaluation.gate, comp.obj.Config))
+
+
+#: evaluation keys that do not change what the gate decides on val
+NOT_GATE_SETTINGS = ("eval_test", "test_env_num", "attribution_rollouts", "sel_env_num")
+
+
+def settings_fingerprint(cfg, val_ids) -> str:
+    """The one fingerprint of a gate's decision: its items (``val_ids``), the
+    ``[evaluation]`` settings that change a verdict (the gate's name among them) and the
+    gate plugin's own ``[gates.NAME]`` settings. A gate stage's saved result, a race's and
+    the rejected-edit ledger's gate context are all keyed by it, so a changed setting
+    never reuses a verdict taken under another."""
+    import hashlib
+    import json
+
+    from skillopt.serde import to_data
+
+    e = cfg.evaluation
+    settings = {k: v for k, v in to_data(e).items() if k not in NOT_GATE_SETTINGS}
+    data = {"gate": settings, "plugin": cfg.gates.get(e.gate, {}), "val": list(val_ids)}
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
 class Gate(abc.ABC):
     """Base class of gate plugins."""
 
@@ -151,6 +181,21 @@ class Gate(abc.ABC):
         if c.use_semantic_density:
             value += c.semantic_density_weight * semantic_density(evaluation.skill, c.leading_words)
         return value
+
+    def repeat_plan(self) -> tuple[int, int]:
+        """(repeats per item of the first look, the most repeats a look may reach): the
+        engine plans the gate's val rollouts and the estimate's worst case from it. A
+        gate that decides at once looks only once (``evaluation.gate_repeats`` each)."""
+        return self.config.gate_repeats, self.config.gate_repeats
+
+    def max_race_rounds(self) -> int:
+        """The most rounds a candidate's first pass may be raced in (1 = no race: only a
+        sequential gate can stop a pass early)."""
+        return 1
+
+    def planned_looks(self, race_rounds: int = 1) -> int:
+        """Looks it may take at one candidate (1 for a gate that decides at once)."""
+        return 1
 
     def min_items_to_accept(self, race_rounds: int = 1) -> int | None:
         """The fewest paired val items on which this gate can accept a candidate at all

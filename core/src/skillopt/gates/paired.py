@@ -101,6 +101,15 @@ class PairedGate(Gate):
     summary = "default: paired per-item test on the same val items, in looks with repeats; margin, confidence, no-regression"
     sequential = True
 
+    def repeat_plan(self) -> tuple[int, int]:
+        """One more repeat per item per undecided look, up to ``gate_max_repeats``."""
+        c = self.config
+        return c.gate_repeats, max(c.gate_repeats, c.gate_max_repeats)
+
+    def max_race_rounds(self) -> int:
+        """``gate_race_rounds``: the first pass is raced in up to this many rounds."""
+        return self.config.gate_race_rounds
+
     def planned_looks(self, race_rounds: int = 1) -> int:
         """Looks it may take: a race's early rounds, then one per repeat level."""
         c = self.config

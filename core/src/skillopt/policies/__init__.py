@@ -127,7 +127,3 @@ class EditPolicy(abc.ABC):
     @abc.abstractmethod
     def apply(self, ctx: OptimizerContext, skill: str, patch: Patch) -> tuple[str, list[EditResult], dict[str, Any]]:
         """Build the candidate skill; report every edit's fate."""
-
-    def propose_count(self, patch: Patch) -> int:
-        """How many proposals ``patch`` holds (default: its ``size``)."""
-        return patch.size

@@ -16,7 +16,7 @@ from skillopt.records import EDIT_OPS, Edit, EditResult, Patch, Rollout, Task
 from skillopt.serde import to_data
 from skillopt.skillbudget import estimate_tokens, shortens
 from skillopt.skilldoc import apply_edits
-from skillopt.skillfolder import is_folder
+from skillopt.skillfolder import SkillFolder, skill_of
 
 
 #: what the reply schema asks for at most; a longer list is clipped here, not re-asked
@@ -80,7 +80,7 @@ class PatchPolicy(EditPolicy):
 
     def reflect(self, ctx, rollouts, tasks, kind):
         schema = schemas.analyst_patch_schema(kind, ctx.budget, ctx.sar, ctx.config.gradient.min_failure_edits,
-                                              files=is_folder(ctx.skill))
+                                              files=isinstance(skill_of(ctx.skill), SkillFolder))
         data = ctx.ask(
             stage="analyst",
             system=analyst_system(ctx, f"analyst_{kind}"),
@@ -123,7 +123,7 @@ class PatchPolicy(EditPolicy):
         )
         user = r.join_sections(r.skill_block(ctx), r.meta_section(ctx.meta_skill), "## Proposals\n" + listing)
         try:
-            data = ctx.ask(stage="merge", system=ctx.prompt(f"merge_{kind}"), user=user, schema=schemas.merged_patch_schema(files=is_folder(ctx.skill)))
+            data = ctx.ask(stage="merge", system=ctx.prompt(f"merge_{kind}"), user=user, schema=schemas.merged_patch_schema(files=isinstance(skill_of(ctx.skill), SkillFolder)))
         except SchemaError as exc:
             ctx.note(f"merge ({kind}, level {level}) fell back to deduplication: {exc}")
             return attrs.evolve(base, edits=tuple(deduped), reasoning="fallback: deterministic dedupe")

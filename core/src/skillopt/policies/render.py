@@ -68,11 +68,12 @@ def skill_block(ctx, skill: str | None = None) -> str:
 
 def files_note(skill: str) -> str:
     """For a folder skill: its files and the rules an edit or a rewrite of them follows."""
-    from skillopt.skillfolder import MAIN, SkillFolder, is_folder, is_script
+    from skillopt.skillfolder import MAIN, SkillFolder, is_script, skill_of
 
-    if not is_folder(skill):
+    folder = skill_of(skill)
+    if not isinstance(folder, SkillFolder):
         return ""
-    paths = [f.path + (" (read-only)" if is_script(f.path) else "") for f in SkillFolder.parse(skill).files]
+    paths = [f.path + (" (read-only)" if is_script(f.path) else "") for f in folder.files]
     return (
         "## Skill files\n"
         f"This skill is a folder of files, each shown after its line `<!-- skillopt:file PATH -->`: {', '.join(paths)}. "

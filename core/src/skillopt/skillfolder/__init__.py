@@ -91,10 +91,6 @@ def is_script(path: str) -> bool:
     return path.startswith(f"{SCRIPTS}/")
 
 
-def is_reference(path: str) -> bool:
-    return path.startswith(f"{REFERENCES}/") and not path_problem(path)
-
-
 def _order(path: str) -> tuple[int, str]:
     return (0 if path == MAIN else 1 if path.startswith(f"{REFERENCES}/") else 2, path)
 
@@ -261,6 +257,29 @@ class SkillFolder:
     def without(self, path: str) -> SkillFolder:
         """This folder without ``path``."""
         return SkillFolder.of([f for f in self.files if f.path != path])
+
+
+# ------------------------------------------------------------------ the two kinds of skill
+
+
+@attrs.frozen
+class SingleFile:
+    """A single-file skill: one markdown text (the paper's skill document)."""
+
+    #: the skill's text
+    text: str
+
+
+#: a skill is one of two kinds; the engine carries either as its text (hash, cache, resume)
+Skill = SingleFile | SkillFolder
+
+
+def skill_of(text: str, where: str = "skill") -> Skill:
+    """The kind of skill ``text`` is, parsed: a :class:`SkillFolder` when it is a folder
+    skill's canonical text (see the module docstring), else a :class:`SingleFile`. The one
+    place the two are told apart; code that treats them differently asks this and
+    dispatches on the value. A broken folder text is a ConfigError naming ``where``."""
+    return SkillFolder.parse(text, where) if is_folder(text) else SingleFile(text)
 
 
 # ------------------------------------------------------------------ what a target sees

@@ -14,6 +14,7 @@ import stat
 from pathlib import Path
 
 from skillopt.errors import ConfigError
+from skillopt.fsio import replace_dir
 from skillopt.records import SkillFile
 from skillopt.skillfolder import DEFAULT_MODE, LAYOUT, MAIN, SkillFolder, check_front_matter, is_script, path_problem
 
@@ -99,15 +100,7 @@ def write_folder(folder: SkillFolder, dest: Path, *, keep_old: Path | None = Non
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(render(f) if render else f.content, encoding="utf-8")
             path.chmod(f.mode)
-        old = None
-        if dest.exists() or dest.is_symlink():
-            old = keep_old or dest.with_name(f".{dest.name}.old-{os.getpid()}")
-            if not keep_old:
-                shutil.rmtree(old, ignore_errors=True)
-            os.replace(dest, old)
-        os.replace(tmp, dest)
+        replace_dir(tmp, dest, keep_old=keep_old)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-    if old is not None and keep_old is None:
-        shutil.rmtree(old, ignore_errors=True)

@@ -23,9 +23,17 @@ import attrs
 from skillopt.errors import ConfigError
 from skillopt.records import Edit, EditResult
 from skillopt.skillfolder import (
-    MAIN, MAX_PATH_CHARS, REFERENCES, SkillFolder, is_folder, is_script, path_problem, split_front_matter,
+    MAIN,
+    MAX_PATH_CHARS,
+    REFERENCES,
+    SkillFolder,
+    is_script,
+    path_problem,
+    skill_of,
+    split_front_matter,
     strip_file_markers,
 )
+from skillopt.skilltext import apply_edit, find_span, restore_protected, strip_markers
 
 
 def _where(result: EditResult, path: str) -> EditResult:
@@ -36,8 +44,6 @@ def _where(result: EditResult, path: str) -> EditResult:
 
 def apply_folder_edit(folder: SkillFolder, edit: Edit) -> tuple[SkillFolder, EditResult]:
     """``edit`` applied to the file it names (see the module docstring for the rules)."""
-    from skillopt.skilldoc import apply_edit, find_span, strip_markers
-
     path = edit.target_file.strip() or MAIN
     if len(path) > MAX_PATH_CHARS:
         return folder, EditResult(edit=edit, status="invalid", detail=(
@@ -72,9 +78,9 @@ def apply_folder_edit(folder: SkillFolder, edit: Edit) -> tuple[SkillFolder, Edi
     return (folder.with_file(path, new) if new.strip() else folder.without(path)), result
 
 
-def apply_folder_edits(text: str, edits) -> tuple[str, list[EditResult]]:
-    """Edits applied in order to the folder skill ``text``; every edit gets a status."""
-    folder = SkillFolder.parse(text)
+def apply_folder_edits(folder: SkillFolder, edits) -> tuple[str, list[EditResult]]:
+    """Edits applied in order to ``folder``; its canonical text after them, and every
+    edit's status."""
     results = []
     for edit in edits:
         folder, result = apply_folder_edit(folder, edit)
@@ -82,27 +88,16 @@ def apply_folder_edits(text: str, edits) -> tuple[str, list[EditResult]]:
     return folder.text(), results
 
 
-def on_main(text: str, change) -> str:
-    """The folder skill ``text`` with ``change`` applied to ``SKILL.md``'s body (where the
-    protected slow-update and appendix blocks live)."""
-    folder = SkillFolder.parse(text)
-    return folder.with_body(change(folder.body)).text()
-
-
-def rewrite_folder(original: str, rewritten: str) -> str:
+def rewrite_folder(old: SkillFolder, rewritten: str) -> str:
     """The folder after a whole-skill rewrite. The rewrite may be the folder in its
     canonical form (then its ``SKILL.md`` body and its reference files are taken; a
     reference it leaves out is kept as it was) or ``SKILL.md``'s body alone. Either
     way the front matter, the scripts and the protected blocks stay as they were."""
-    from skillopt.skilldoc import restore_protected, strip_markers
-
-    old = SkillFolder.parse(original)
-    new = None
-    if is_folder(rewritten):
-        try:
-            new = SkillFolder.parse(rewritten)
-        except ConfigError:
-            new = None
+    try:
+        new = skill_of(rewritten)
+    except ConfigError:
+        new = None  # a broken folder text: taken as SKILL.md's body
+    new = new if isinstance(new, SkillFolder) else None
     body = new.body if new is not None else split_front_matter(strip_file_markers(rewritten).lstrip("\n"))[1]
     if old.body.startswith("\n") and not body.startswith("\n"):
         body = "\n" + body  # the blank line after the front matter

@@ -15,7 +15,7 @@ from typing import Any
 import attrs
 
 from skillopt.records import CompletionRequest, SkillFile
-from skillopt.skillfolder import SkillFolder, is_folder
+from skillopt.skillfolder import SkillFolder, skill_of
 
 
 def installs_skill_files(model: Any) -> bool:
@@ -40,9 +40,9 @@ class SkillFilesClient:
 def for_target(env: Any, skill: str, model: Any) -> tuple[str, Any]:
     """(the skill text ``env.rollout`` receives, the model it calls). A single-file skill
     and its model pass through unchanged."""
-    if not is_folder(skill):
+    folder = skill_of(skill)
+    if not isinstance(folder, SkillFolder):
         return skill, model
-    folder = SkillFolder.parse(skill)
     installs = installs_skill_files(model)
     text = env.render_skill(folder, installed=installs)
     if installs and folder.others:

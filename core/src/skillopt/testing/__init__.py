@@ -6,7 +6,10 @@ Add ``pytest_plugins = ["skillopt.testing"]`` to your ``conftest.py`` to get:
   plugins are forgotten between tests, so tests never touch the user's files;
 * ``scripted_client``: a factory for a :class:`~skillopt.calls.ModelClient` around
   the deterministic :class:`ScriptedBackend`;
-* ``run_cli``: invoke the ``skillopt`` CLI in-process.
+* ``run_cli``: invoke the ``skillopt`` CLI in-process;
+* :func:`register_backend`: an in-process backend declaring what a provider backend
+  declares (``small_model``, ``key_name``), so a plugin's tests need only the core and
+  the plugin, not ``skillopt-backends``.
 
 the contract checkers :func:`check_env_contract` and :func:`check_backend_contract`, and for
 a real-model end-to-end test :func:`run_skillopt` with the :data:`requires_local_model` mark.
@@ -31,6 +34,7 @@ __all__ = [
     "finished_run",
     "local_model_available",
     "minimal_instance",
+    "register_backend",
     "request_text",
     "requires_local_model",
     "run_skillopt",
@@ -81,3 +85,24 @@ def run_cli():
         return CliRunner().invoke(make_app(), list(args), input=input, catch_exceptions=False)
 
     return invoke
+
+
+def register_backend(name: str, *, small_model: bool = False, key_name: str = "") -> type:
+    """Register (in this process, for the current test) a backend named ``name`` that
+    stands in for a provider's: it declares ``small_model`` (a model on this machine's
+    CPU, as ``local`` does: envs pick their ``small`` preset) and the keys-file entry
+    ``key_name`` it reads, and answers like :class:`ScriptedBackend`. Returns its class."""
+    from skillopt.plugins import get_host
+    from skillopt.hookspecs import hookimpl
+
+    stand_in = type(f"StandIn_{name.replace('-', '_')}", (ScriptedBackend,),
+                    {"name": name, "small_model": small_model, "key_name": key_name,
+                     "__doc__": f"stand-in backend {name!r} (tests)"})
+
+    class Plugin:
+        @hookimpl
+        def skillopt_register_backends(self, register):
+            register(stand_in)
+
+    get_host().register(Plugin(), name=f"stand-in-backend-{name}")
+    return stand_in

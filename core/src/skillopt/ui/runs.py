@@ -9,7 +9,6 @@ path, so a request cannot read outside the run roots.
 from __future__ import annotations
 
 import difflib
-import json
 import re
 import time
 from collections.abc import Iterable
@@ -18,59 +17,12 @@ from typing import Any
 
 from skillopt.engine.lock import Holder, holder
 from skillopt.redact import redact_data, redact_text
+from skillopt.runstore import damage, is_run_dir, planted_link, read_json, read_text_inside, runs_under  # noqa: F401 - re-exported
 
 _VERSION = re.compile(r"skill_v(\d+)\.md$")
 _STEP = re.compile(r"step_(\d+)$")
 #: a run updated this recently, without a summary, is shown as running
 LIVE_WINDOW_S = 120.0
-
-
-def planted_link(file: Path) -> bool:
-    """True when ``file``, or a folder between it and its run directory, is a symlink: the
-    engine never writes one, so it was planted, and the dashboard must not follow it out
-    of the run (the run directory itself may be a link)."""
-    node = Path(file)
-    for _ in range(6):
-        if node.is_symlink():
-            return True
-        parent = node.parent
-        if parent == node or is_run_dir(parent):
-            return False
-        node = parent
-    return False
-
-
-def read_text_inside(file: Path) -> str | None:
-    """A run file's text, never through a planted link; None when unreadable."""
-    if planted_link(file):
-        return None
-    try:
-        return file.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError):
-        return None
-
-
-def read_json(path: Path) -> Any:
-    if planted_link(path):
-        return None
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return None
-
-
-def damage(path: Path, expect: type) -> str:
-    """Why a run file that exists cannot be read as the ``expect`` a run writes there ('' when
-    it can, or does not exist yet)."""
-    if planted_link(path) or not path.exists():
-        return ""
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
-        return f"{path.name} is damaged ({type(exc).__name__})"
-    if not isinstance(data, expect):
-        return f"{path.name} holds a JSON {type(data).__name__}, not the {expect.__name__} a run writes there"
-    return ""
 
 
 def run_history(path: Path) -> tuple[list[Any], str]:
@@ -101,15 +53,6 @@ def run_warnings(path: Path, history_problem: str) -> list[str]:
     return found
 
 
-def is_run_dir(path: Path) -> bool:
-    """A folder the engine wrote: its state or summary, or (a run still computing its
-    baseline, which has neither yet) its lock beside its config."""
-    return path.is_dir() and (
-        (path / "runtime_state.json").is_file() or (path / "summary.json").is_file()
-        or ((path / "run.lock").is_file() and (path / "config.json").is_file())
-    )
-
-
 class RunIndex:
     """The runs under some root folders (each root holds run directories)."""
 
@@ -117,14 +60,7 @@ class RunIndex:
         self.roots = [Path(r).expanduser() for r in roots]
 
     def find(self) -> dict[str, Path]:
-        found: dict[str, Path] = {}
-        for root in self.roots:
-            candidates = [root] if is_run_dir(root) else (sorted(root.iterdir()) if root.is_dir() else [])
-            for path in candidates:
-                if is_run_dir(path):
-                    name = path.name if path.name not in found else f"{path.parent.name}/{path.name}"
-                    found[name] = path
-        return found
+        return runs_under(self.roots)
 
     def get(self, run_id: str) -> Path | None:
         return self.find().get(run_id)

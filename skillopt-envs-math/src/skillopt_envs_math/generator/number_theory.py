@@ -150,17 +150,6 @@ def prime_residues(rng: random.Random, index: int) -> Draft:
 # ---------------------------------------------------------------------- divisor functions
 
 
-def _factor(n: int) -> dict[int, int]:
-    out: dict[int, int] = {}
-    for p in PRIMES:
-        while n % p == 0:
-            out[p] = out.get(p, 0) + 1
-            n //= p
-        if n == 1:
-            break
-    return out
-
-
 def divisor_functions(rng: random.Random, index: int) -> Draft:
     while True:
         primes = sorted(rng.sample([2, 3, 5, 7, 11], rng.choice([2, 3])))

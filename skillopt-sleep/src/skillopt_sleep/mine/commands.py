@@ -235,5 +235,3 @@ def fixes(command_runs: list[CommandRun]) -> list[CommandFix]:
     return out
 
 
-def reverted(session: Session) -> bool:
-    return any(t.kind == "tool_call" and REVERT.search(t.content or "") for t in session.turns)

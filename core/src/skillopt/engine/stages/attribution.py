@@ -79,13 +79,3 @@ def attribute(run: RunContext, plan: StepPlan, current: Current, candidate: str,
     return resumable(run.step_dir(plan) / "attribution.json", Attribution, key, compute)
 
 
-def line_owner(attribution: Attribution | None, line: str) -> EditEffect | None:
-    """The edit of ``attribution`` whose text holds ``line`` (whitespace-insensitive)."""
-    if attribution is None:
-        return None
-    wanted = " ".join(line.split())
-    for effect in attribution.edits:
-        if wanted and wanted in " ".join(effect.content.split()):
-            return effect
-    return None
-

@@ -8,7 +8,7 @@ at least ``evaluation.gate_min_items`` pairs are valid; otherwise there is *no
 decision*, nothing is saved, and the run stops to be resumed when the provider
 answers again (:class:`GateUndecided`). A sequential gate (``paired``) looks in
 rounds: one pass per skill first, then one more repeat per item while it is
-undecided, up to ``evaluation.gate_max_repeats``; when the repeats of a look all
+undecided, up to the most its :meth:`~skillopt.gates.Gate.repeat_plan` allows; when the repeats of a look all
 equal the previous ones (a deterministic target) that look is its last.
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import attrs
 
-from skillopt.gates import Evaluation, Look, pair
+from skillopt.gates import Evaluation, Look, pair, settings_fingerprint
 from skillopt.records import GateAction, Verdict, skill_hash
 from skillopt.skillbudget import over_budget
 from skillopt.engine.rejected import rejected_before
@@ -39,6 +39,12 @@ class GateUndecided(SystemicFailure):
     def __init__(self, verdict: Verdict):
         super().__init__(f"the gate could not decide: {verdict.reason}; re-run the same command to retry them", role="target")
         self.verdict = verdict
+
+
+def fingerprint(run: RunContext) -> str:
+    """The gate's one settings fingerprint (:func:`skillopt.gates.settings_fingerprint`):
+    the run's ledger context, computed here when a context was built without one."""
+    return run.gate_context or settings_fingerprint(run.cfg, [t.id for t in run.data.val])
 
 
 def min_items(run: RunContext) -> int:
@@ -92,11 +98,10 @@ def forced(run: RunContext, cur: Evaluation, cand: Evaluation, reason: str) -> V
 def gate(run: RunContext, folder: Path, current: Current, candidate: str, *, label: str = "val: candidate",
          force_reason: str = "") -> GateResult:
     """Decide on ``candidate``; its val rollouts and the result are kept in ``folder``."""
-    e = run.cfg.evaluation
-    sequential = bool(getattr(run.gate, "sequential", False)) and not force_reason
-    first = e.gate_repeats
-    most = max(first, e.gate_max_repeats) if sequential else first
-    ident = f"{current.skill_hash}\x1f{hashlib.sha256(candidate.encode()).hexdigest()}\x1f{run.gate.name}\x1f{e}\x1f{force_reason}"
+    sequential = run.gate.sequential and not force_reason
+    first, most = run.gate.repeat_plan()
+    most = max(first, most) if sequential else first
+    ident = f"{current.skill_hash}\x1f{hashlib.sha256(candidate.encode()).hexdigest()}\x1f{fingerprint(run)}\x1f{force_reason}"
     key = hashlib.sha256(ident.encode()).hexdigest()[:20]
 
     def evaluate(skill: str, where: Path, text: str, repeats: int) -> Evaluation:
@@ -110,7 +115,7 @@ def gate(run: RunContext, folder: Path, current: Current, candidate: str, *, lab
         if before is not None:
             return refuse(run, current, candidate, f"rejected before (run {before.run}, step {before.step}: val {before.effect:+.3f}); "
                                                    "not scored again", "rejected_before")
-        rounds = race_plan(run, e) if sequential else []
+        rounds = race_plan(run) if sequential else []
         raced = race(run, folder, current, candidate, label, rounds, first) if rounds else None
         if raced is not None:
             return raced
@@ -162,14 +167,14 @@ def refuse(run: RunContext, current: Current, candidate: str, why: str, kind: st
 RACE_ITEMS_PER_ROUND = 8
 
 
-def race_plan(run: RunContext, e) -> list[list]:
+def race_plan(run: RunContext) -> list[list]:
     """The early rounds' item sets (growing prefixes of a seeded order of the val items),
     or [] when the race is off or val is too small to split. A round is at least one
     full wave of ``env.workers`` rollouts, so racing never adds a wave of waiting that
     the full pass would not have."""
     items = list(run.data.val)
     per_round = max(RACE_ITEMS_PER_ROUND, run.cfg.env.workers)
-    rounds = min(e.gate_race_rounds, len(items) // per_round)
+    rounds = min(run.gate.max_race_rounds(), len(items) // per_round)
     if rounds <= 1:
         return []
     order = sorted(items, key=lambda t: derive_seed(run.seed, "race", t.id))

@@ -32,7 +32,7 @@ from skillopt.skillbudget import over_budget
 from skillopt.engine.context import Current, RunContext
 from skillopt.engine.rejected import rejected_before
 from skillopt.engine.resumable import resumable
-from skillopt.engine.stages.gate import race_plan
+from skillopt.engine.stages.gate import fingerprint, race_plan
 
 STAGE = "race"
 
@@ -90,17 +90,16 @@ def race(run: RunContext, folder: Path, current: Current, entries: list[tuple[in
     """Race ``entries`` ((proposal number, group, skill, edits), distinct skills) and pick
     the winner; a candidate's val rollouts are kept in ``folder/p<proposal>``. A single
     entry wins unscored (the gate scores it)."""
-    e = run.cfg.evaluation
     candidates = [(n, skill, edits) for n, _, skill, edits in entries]
     groups = [g for _, g, _, _ in entries]
-    ident = "\x1f".join([current.skill_hash, *(f"{n}:{skill_hash(s)}" for n, s, _ in candidates), run.gate.name, str(e)])
+    ident = "\x1f".join([current.skill_hash, *(f"{n}:{skill_hash(s)}" for n, s, _ in candidates), fingerprint(run)])
     key = hashlib.sha256(ident.encode()).hexdigest()[:20]
 
     def compute() -> RaceResult:
         val = list(run.data.val)
-        sequential = bool(getattr(run.gate, "sequential", False))
-        rounds = [*(race_plan(run, e) if sequential else []), val]
-        repeats = e.gate_repeats
+        sequential = run.gate.sequential
+        rounds = [*(race_plan(run) if sequential else []), val]
+        repeats, _ = run.gate.repeat_plan()
         entrants = {i: Entrant(proposal=n, group=groups[i], skill_hash=skill_hash(s), edits=edits)
                     for i, (n, s, edits) in enumerate(candidates)}
         if len(candidates) == 1:
