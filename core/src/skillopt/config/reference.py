@@ -117,6 +117,7 @@ HELP = {
     "env.max_completion_tokens": "max tokens of a target reply (None = the env's default)",
     "engine.executor": "where rollouts run: threads (built in, this process) or an installed executor such as ray (skillopt-executors-ray, docs/ray.md); a run may resume under another",
     "engine.ray_address": "Ray cluster of the ray executor: '' = start a local Ray, auto = the cluster this machine joined (ray start), ray://HOST:10001 = a remote one",
+    "engine.lookahead": "start work as soon as its inputs exist (the baseline beside step 1's rollouts, attribution beside the next step, the final tests once the last step is decided): same results, fewer sequential waves; off under a hard budget",
     "gates": "typed settings of gate plugins, [gates.NAME] (the selected gate's defaults filled in)",
     "edit_policies": "typed settings of edit-policy plugins, [edit_policies.NAME] (the selected policy's defaults filled in)",
     "backends": "typed settings of backend plugins, [backends.NAME]",

@@ -213,14 +213,18 @@ class EnvConfig:
 
 @attrs.frozen(kw_only=True)
 class EngineConfig:
-    """Where the engine runs rollouts. Neither key changes a run's results, so a run may
-    resume under another executor."""
+    """Where and in what order the engine runs its work. No key changes a run's results,
+    so a run may resume under another executor or schedule."""
 
     #: executor plugin: ``threads`` (built in: threads of this process) or an installed one (``ray``)
     executor: str = "threads"
     #: Ray cluster of the ``ray`` executor: '' = start a local Ray on this machine, ``auto`` =
     #: the cluster this machine joined (``ray start``), ``ray://HOST:10001`` = a remote cluster
     ray_address: str = ""
+    #: start work as soon as its inputs exist (the baseline beside step 1's rollouts, an
+    #: accepted step's attribution beside the next step, the final tests once the last step
+    #: is decided); the same results, fewer sequential waves. Off under a hard budget.
+    lookahead: bool = True
 
 
 @attrs.frozen(kw_only=True)
