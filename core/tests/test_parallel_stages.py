@@ -109,6 +109,34 @@ def test_the_failure_and_success_merge_trees_run_side_by_side(tmp_path):
     assert waited and all(waited)
 
 
+def test_patches_that_fit_one_merge_are_merged_in_one_call(tmp_path):
+    """Two failure and two success patches, fan-in 8: one merge call with all four (two
+    levels and three calls with ``gradient.flat_merge`` off), and the same skill."""
+    def optimizer(request):
+        text = "\n".join(m.content for m in request.messages)
+        if request.stage == "analyst" and "Failed trajectories" not in text:
+            word = text.split("Word: ")[1].split()[0]
+            return {"reasoning": "keep", "edits": [{"op": "append", "content": f"- Solved '{word}' by the rule."}],
+                    "success_patterns": ["short answers"]}
+        return base(request)
+
+    base = toy_optimizer()
+    calls = {}
+    for name, flat in (("flat", True), ("tree", False)):
+        trainer = make_trainer(tmp_path / name, optimizer_script=optimizer, num_epochs=1, train={"batch_size": 16, "max_steps": 1},
+                               gradient={"minibatch_size": 4, "analyst_workers": 4, "flat_merge": flat})
+        trainer.env = ToyEnv(trainer.env.config)
+        trainer.env.initial_skill = lambda: "- RULE-upper\n- RULE-reverse"  # failures and successes both
+        trainer.train()
+        merges = [r for r in trainer.optimizer.backend.requests if r.stage == "merge"]
+        calls[name] = (len(merges), (tmp_path / name / "skills" / "skill_v0001.md").read_text())
+        if flat:
+            listing = merges[0].messages[-1].content
+            assert listing.count("### Proposal") == 4 and "(failure)" in listing and "(success)" in listing
+    assert calls["flat"][0] == 1 and calls["tree"][0] == 3
+    assert calls["flat"][1] == calls["tree"][1]
+
+
 def test_the_progress_display_keeps_one_bar_per_batch_running_side_by_side(monkeypatch):
     from skillopt.engine.progress import RichReporter
 

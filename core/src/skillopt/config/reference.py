@@ -54,6 +54,7 @@ HELP = {
     "gradient.failure_only": "reflect on failures only (no success analysts)",
     "gradient.max_trajectory_chars": "characters of one trajectory shown to an analyst (at most: a long task prompt keeps its question and the passages holding the gold answer, the prediction or the question's rare words)",
     "gradient.min_failure_edits": "edits a failure analyst must propose (0 = it may propose none; small models need 1)",
+    "gradient.flat_merge": "when all patches fit in one merge (<= merge_batch_size), merge failure and success patches in one call (one level) instead of a tree per kind plus a final merge (two levels)",
     "optimizer.learning_rate": "maximum edits per step (the edit budget B)",
     "optimizer.min_learning_rate": "floor of the linear and cosine schedules",
     "optimizer.lr_scheduler": "constant, linear, cosine, or autonomous (no clipping)",

@@ -63,6 +63,9 @@ class GradientConfig:
     failure_only: bool = False
     max_trajectory_chars: int = attrs.field(default=6000, validator=_at_least(200))
     min_failure_edits: int = attrs.field(default=0, validator=_at_least(0))
+    #: when every patch fits in one merge (at most ``merge_batch_size``), merge failure and
+    #: success patches in one call instead of a tree per kind and a final merge of the two
+    flat_merge: bool = True
 
 
 @attrs.frozen(kw_only=True)
