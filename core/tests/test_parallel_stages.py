@@ -152,3 +152,26 @@ def test_the_progress_display_keeps_one_bar_per_batch_running_side_by_side(monke
         assert [t.description for t in reporter.progress.tasks] == ["rollout: step 2"]
     finally:
         reporter.close()
+
+
+def test_the_progress_display_draws_no_bars_and_reads_no_ledger_when_stderr_is_no_terminal(capsys):
+    """Under a log file or CI nothing shows the bars; redrawing them (and totalling the
+    ledger for each update) only took CPU from the run. Lines are still written."""
+    from skillopt.engine.progress import RichReporter
+
+    class CountingLedger:
+        reads = 0
+
+        def headline(self):
+            CountingLedger.reads += 1
+            return 0, 0, 0, 0.0
+
+    reporter = RichReporter(ledger=CountingLedger())
+    try:
+        assert reporter.console.is_terminal is False  # pytest captures stderr
+        reporter.items("rollout: step 1", 3, 8)
+        assert CountingLedger.reads == 0 and not reporter.progress.live.is_started
+        reporter.line("accepted step 1")
+    finally:
+        reporter.close()
+    assert "accepted step 1" in capsys.readouterr().err
