@@ -125,3 +125,23 @@ def test_eval_scores_one_skill_file(run_cli, toy_registered, tmp_path):
     assert (tmp_path / "e" / "eval_summary.json").is_file()
     bad = run_cli("eval", "--env", "toy", "--skill", str(skill), "--split", "dev", "--backend", "scripted")
     assert bad.exit_code != 0 and "unknown split 'dev'" in bad.output
+
+
+def test_help_is_plain_text_and_a_built_in_command_runs_from_its_own_app():
+    """Help is plain text (rich's help renderer cost half of ``skillopt --help``), and
+    ``skillopt run --help`` builds only ``run`` (no command plugin is scanned or imported),
+    still named ``skillopt run``."""
+    code = (
+        "import sys\n"
+        "from skillopt.cli import main\n"
+        "for argv in (['run', '--help'], ['config', '--help']):\n"
+        "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+        "print('SCANNED', 'skillopt.plugins' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "Usage: skillopt run [OPTIONS]" in out.stdout and "Usage: skillopt config [OPTIONS] COMMAND" in out.stdout
+    assert "╭" not in out.stdout  # no rich panels
+    assert "SCANNED False" in out.stdout  # the plugin host was never built
+    top = subprocess.run([sys.executable, "-c", "from skillopt.cli import main\nmain(['--help'])"], capture_output=True, text=True, timeout=60)
+    assert "╭" not in top.stdout and "run" in top.stdout and "Usage: skillopt [OPTIONS] COMMAND" in top.stdout

@@ -2,7 +2,10 @@
 
 Only typer is imported at module level; every command imports what it needs inside
 its body, and plugin modules are imported only when a command names them, so
-``skillopt --help`` stays fast and never imports an env or a backend.
+``skillopt --help`` stays fast and never imports an env or a backend. Help is plain
+text (typer's rich help imports rich's markdown and table renderers: half the time of
+``skillopt --help``), and a built-in command builds only itself, without the command
+plugins (``skillopt run`` reaches its first model call that much sooner).
 """
 
 from __future__ import annotations
@@ -13,30 +16,35 @@ import typer
 
 from skillopt.cli import blame_cmd, check_cmd, config_cmd, export_cmd, keys_cmd, listing, report_cmd, run_cmd, runs_cmd, ui_cmd
 
-def make_app(*, plugins: bool = True) -> typer.Typer:
+#: the built-in commands: (name, command function) and (name, sub-app)
+COMMANDS = {"run": lambda: run_cmd.run, "eval": lambda: run_cmd.eval_, "check": lambda: check_cmd.check,
+            "export": lambda: export_cmd.export, "blame": lambda: blame_cmd.blame, "envs": lambda: listing.envs,
+            "backends": lambda: listing.backends, "plugins": lambda: listing.plugins, "ui": lambda: ui_cmd.ui,
+            "report": lambda: report_cmd.report}
+GROUPS = {"config": lambda: config_cmd.app, "keys": lambda: keys_cmd.app, "runs": lambda: runs_cmd.app}
+
+
+def make_app(*, plugins: bool = True, only: str = "") -> typer.Typer:
     """A fresh ``skillopt`` app: the built-in commands plus (``plugins``) what the
     ``skillopt.commands`` plugins of the current plugin host attach. One app per
-    invocation, so a command registered in one test never leaks into the next."""
+    invocation, so a command registered in one test never leaks into the next.
+    ``only``: just that built-in command (the one being run)."""
     root = typer.Typer(
         name="skillopt",
         help="Train an agent's skill document like weights: rollout, reflect, edit, gate.",
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
+        rich_markup_mode=None,
     )
-    root.command("run")(run_cmd.run)
-    root.command("eval")(run_cmd.eval_)
-    root.command("check")(check_cmd.check)
-    root.command("export")(export_cmd.export)
-    root.command("blame")(blame_cmd.blame)
-    root.command("envs")(listing.envs)
-    root.command("backends")(listing.backends)
-    root.command("plugins")(listing.plugins)
-    root.command("ui")(ui_cmd.ui)
-    root.command("report")(report_cmd.report)
-    root.add_typer(config_cmd.app, name="config")
-    root.add_typer(keys_cmd.app, name="keys")
-    root.add_typer(runs_cmd.app, name="runs")
+    for name, command in COMMANDS.items():
+        if not only or name == only:
+            root.command(name)(command())
+    for name, group in GROUPS.items():
+        if not only or name == only:
+            root.add_typer(group(), name=name)
+    if only:
+        root.callback()(lambda: None)  # a group of one command still takes the command's name
     if plugins:
         from skillopt.plugins import get_host
 
@@ -46,16 +54,22 @@ def make_app(*, plugins: bool = True) -> typer.Typer:
     return root
 
 
-#: the built-in commands only (documentation tools and tests that introspect them);
-#: running the CLI builds its own app with :func:`make_app`
-app = make_app(plugins=False)
+def __getattr__(name: str):
+    """``app``: the built-in commands only (documentation tools and tests that introspect
+    them); running the CLI builds its own app with :func:`make_app`."""
+    if name == "app":
+        return make_app(plugins=False)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> None:
     from skillopt.errors import SkillOptError
 
+    args = list(sys.argv[1:] if argv is None else argv)
+    first = args[0] if args else ""
+    app = make_app(plugins=False, only=first) if first in COMMANDS or first in GROUPS else make_app()
     try:
-        make_app()(args=argv, prog_name="skillopt", standalone_mode=True)
+        app(args=args, prog_name="skillopt", standalone_mode=True)
     except SkillOptError as exc:  # pragma: no cover - typer handles most exits itself
         sys.stderr.write(f"error: {exc}\n")
         raise SystemExit(2) from None

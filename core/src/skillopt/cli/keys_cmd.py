@@ -8,7 +8,7 @@ import typer
 
 from skillopt.cli.output import print_json
 
-app = typer.Typer(help="Manage stored API keys (env vars take precedence).", no_args_is_help=True)
+app = typer.Typer(help="Manage stored API keys (env vars take precedence).", no_args_is_help=True, rich_markup_mode=None)
 
 
 @app.command("set")
