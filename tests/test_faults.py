@@ -272,3 +272,47 @@ def test_max_calls_holds_across_eight_kills(tmp_path, server):
     assert summary["usage"]["requests"] == limit and isinstance(summary["usage"]["requests"], int)
     assert f"{limit} of max_calls={limit}" in summary["stopped_reason"]
     assert all(isinstance(v["requests"], int) for v in summary["usage"]["by_stage"].values())
+
+
+def test_the_final_line_compares_like_with_like_after_baseline_errors(tmp_path, server):
+    """Two val items the initial skill answers right got no answer at the baseline (503
+    until the baseline's retries ran out), so the baseline's mean was over the other 14.
+    The candidate is rejected; the best skill is the initial skill. The final line used to
+    say ``val 0.500 -> 0.429``: the initial skill re-measured on every item against its own
+    stale subset mean. Both figures are now the same measurement."""
+    import re
+
+    from skillopt.scripted import minimal_instance
+    from toy import solve
+
+    wrong_kinds = {"reverse", "double"}  # the initial skill gets these (half the val items) wrong
+    broken = "forest"  # a vowels item it gets right (twice in val: the same request) fails during the baseline
+
+    def target(request):
+        user, system = request.messages[-1].content, request.messages[0].content
+        kind, word = re.search(r"Puzzle kind: (\w+)", user).group(1), re.search(r"Word: (\w+)", user).group(1)
+        if "Answer in one word" in system or kind in wrong_kinds:
+            return "no idea"
+        return solve(kind, word)
+
+    def optimizer(request):
+        if request.stage == "analyst":
+            return {"reasoning": "style", "edits": [{"op": "append", "content": "- Answer in one word."}]}
+        return minimal_instance(request.json_schema or {"type": "object"})
+
+    server.target_script, server.optimizer_script = target, optimizer
+    # 2 items x 3 attempts (max_retries=2) x 2 (the stage's retry round): every baseline attempt fails
+    server.faults.append(fail_first(12, lambda kind, body, user, system: kind == "target" and user.split()[-1] == broken))
+    out = tmp_path / "run"
+    trainer = toy_trainer(out, server.base_url, **ONE_STEP)
+    trainer.reporter = Lines()
+    summary = trainer.train()
+    said = "\n".join(trainer.reporter.lines)
+    assert "on 14 of 16 items" in said  # the baseline really was a subset
+    assert summary.status == "finished" and summary.total_rejects == 1 and summary.best_origin == "initial_skill"
+    assert summary.val.baseline_gate_score == summary.val.best_gate_score == 0.5
+    assert "val 0.500 -> 0.500" in trainer.reporter.lines[-1]
+    from skillopt.ui.runs import overview
+
+    row = overview("run", out)  # the dashboard and `skillopt runs` show the same figures
+    assert row["baseline_val"] == row["best_val"] == 0.5

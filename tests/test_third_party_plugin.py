@@ -84,3 +84,72 @@ def test_installed_plugin_runs_with_skillopt_run(installed, tmp_path):
     assert summary["status"] == "finished" and summary["env"] == "capitals"
     assert (tmp_path / "run" / "best_skill.md").is_file()
     assert summary["test"]["initial"]["n"] == 1
+
+
+# --------------------------------------------------------------------------- command plugins that clash
+
+COMMAND_PLUGIN = '''
+import typer
+from skillopt.api import hookimpl
+
+
+@hookimpl
+def skillopt_register_commands(app):
+    @app.command("{command}")
+    def _command():
+        """{who}'s {command}."""
+        typer.echo("{who} {command} ran")
+'''
+
+
+def command_distribution(root: Path, dist: str, module: str, command: str) -> Path:
+    """A real distribution whose ``skillopt.commands`` plugin adds the command ``command``."""
+    pkg = root / dist
+    (pkg / "src" / module).mkdir(parents=True)
+    (pkg / "pyproject.toml").write_text(
+        '[build-system]\nrequires = ["hatchling"]\nbuild-backend = "hatchling.build"\n\n'
+        f'[project]\nname = "{dist}"\nversion = "0.3.0"\ndependencies = ["skillopt-core"]\n\n'
+        f'[project.entry-points."skillopt.commands"]\n{module.replace("_", "-")} = "{module}"\n')
+    (pkg / "src" / module / "__init__.py").write_text(COMMAND_PLUGIN.format(command=command, who=dist))
+    return pkg
+
+
+@pytest.fixture(scope="module")
+def clashing(tmp_path_factory):
+    """Four installed command plugins: one names its command ``report`` (a built-in), two
+    both add ``hello``, one adds ``greet`` (no clash)."""
+    root = tmp_path_factory.mktemp("command-plugins")
+    packages = [command_distribution(root, "skillopt-report-plus", "skillopt_report_plus", "report"),
+                command_distribution(root, "skillopt-hello-a", "skillopt_hello_a", "hello"),
+                command_distribution(root, "skillopt-hello-b", "skillopt_hello_b", "hello"),
+                command_distribution(root, "skillopt-greet", "skillopt_greet", "greet")]
+    target = root / "site"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target),
+         *map(str, packages)],
+        check=True, timeout=300,
+    )
+    return target
+
+
+def test_a_plugin_command_named_like_a_built_in_is_refused_by_name(clashing, tmp_path):
+    out = skillopt(clashing, tmp_path, "report", "--help")
+    assert out.returncode == 0, out.stderr
+    assert "One HTML file" in out.stdout and "skillopt-report-plus's report" not in out.stdout  # still the built-in
+    said = " ".join(out.stderr.split())
+    assert ("command 'report' of plugin 'skillopt-report-plus' from distribution skillopt-report-plus 0.3.0 clashes with "
+            "the built-in `skillopt report` and was not added") in said
+
+
+def test_two_plugins_adding_one_command_name_are_both_refused_naming_both(clashing, tmp_path):
+    out = skillopt(clashing, tmp_path, "hello")
+    assert out.returncode != 0 and "ran" not in out.stdout  # neither silently wins
+    said = " ".join(out.stderr.split())
+    assert "command 'hello' is added by plugin 'skillopt-hello-a' from distribution skillopt-hello-a 0.3.0" in said
+    assert "and by plugin 'skillopt-hello-b' from distribution skillopt-hello-b 0.3.0; neither was added" in said
+    greet = skillopt(clashing, tmp_path, "greet")  # a plugin command without a clash works as before
+    assert greet.returncode == 0 and "skillopt-greet greet ran" in greet.stdout
+    blocked = subprocess.run([sys.executable, "-m", "skillopt", "hello"], capture_output=True, text=True, timeout=300,
+                             env={**os.environ, "PYTHONPATH": str(clashing), "SKILLOPT_HOME": str(tmp_path),
+                                  "SKILLOPT_DISABLE_PLUGINS": "skillopt-hello-b"})
+    assert blocked.returncode == 0 and "skillopt-hello-a hello ran" in blocked.stdout  # the fix the warning names works

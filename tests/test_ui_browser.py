@@ -10,7 +10,7 @@ import time
 
 import pytest
 from browserkit import Served, browser, console_errors, driver, js, screenshot, text_of, wait_for  # noqa: F401 (fixtures)
-from engine_helpers import make_trainer
+from engine_helpers import cached_trainer, make_trainer
 
 from skillopt.engine.lock import RunLock
 from skillopt.serde import to_data
@@ -145,6 +145,43 @@ def test_a_wrongly_shaped_run_file_never_hides_the_other_runs(driver, run_root, 
         server.stop()
 
 
+def test_a_damaged_run_shows_its_steps_and_says_what_was_healed(driver, run_root, tmp_path):
+    shutil.copytree(run_root / "toy-a", tmp_path / "damaged")
+    (tmp_path / "damaged" / "history.json").write_text('[{"step": 1, "ac')
+    server = Served([tmp_path])
+    try:
+        open_page(driver, server, "#/run/damaged")
+        wait_for(lambda: text_of(driver, "#run-head h2") == "damaged", what="the damaged run's page")
+        steps = len(history_of(run_root, "toy-a"))
+        wait_for(lambda: js(driver, "return document.querySelectorAll('#run-steps tr.step-row').length") == steps, what="its steps")
+        warning = text_of(driver, "#run-warnings")
+        assert "history.json is damaged" in warning and "step_record.json" in warning
+        assert js(driver, "return getComputedStyle(document.querySelector('#run-warnings p')).display") != "none"
+        assert js(driver, "return document.querySelector('#runs tr[data-id=damaged] .damaged').title").startswith("history.json")
+        assert console_errors(driver) == []
+    finally:
+        server.stop()
+
+
+def test_steps_answered_from_the_call_cache_are_marked_with_what_they_saved(driver, tmp_path):
+    cache = tmp_path / "calls.sqlite3"
+    cached_trainer(tmp_path / "runs" / "paid", cache).train()
+    cached_trainer(tmp_path / "runs" / "repeat", cache).train()
+    server = Served([tmp_path / "runs"])
+    try:
+        open_page(driver, server, "#/run/repeat")
+        wait_for(lambda: js(driver, "return document.querySelectorAll('#run-steps tr.step-row').length") == 2, what="the steps")
+        history = history_of(tmp_path / "runs", "repeat")
+        cells = js(driver, "return [...document.querySelectorAll('#run-steps tr.step-row')].map(r => r.children[8].innerText)")
+        assert [c.split() for c in cells] == [["0", f"{h['cached_calls']}", "cached"] for h in history]
+        title = js(driver, "return document.querySelector('#run-steps tr.step-row small.cached').title")
+        assert f"{history[0]['cached_tokens']:,} tokens and $" in title and "saved" in title
+        assert "cached" in text_of(driver, "#run-cards")
+        assert console_errors(driver) == []
+    finally:
+        server.stop()
+
+
 def test_live_updates_keep_what_the_reader_opened(driver, run_root, tmp_path):
     """A run in progress (its lock held, two of four steps written) gets two more steps
     while the reader has a step open, a details block open, another diff chosen and the
@@ -202,11 +239,11 @@ def test_the_layout_fits_1440_and_stacks_at_800(driver, served, width):
     assert js(driver, "return document.documentElement.scrollWidth <= window.innerWidth")
     panel = js(driver, "const t = document.querySelector('table.runs'); return [t.scrollWidth, t.parentNode.clientWidth]")
     assert panel[0] <= panel[1], panel  # the run list's columns (cost included) fit their panel
-    side, view = js(driver, "return ['.sidebar', '#view'].map(s => document.querySelector(s).getBoundingClientRect().toJSON())")
+    runs, view, launch = js(driver, "return ['#runs-panel', '#view', '#launch-panel'].map(s => document.querySelector(s).getBoundingClientRect().toJSON())")
     if width >= 1000:
-        assert view["left"] >= side["right"]  # side by side
-    else:
-        assert view["top"] >= side["bottom"] and abs(view["width"] - side["width"]) < 2  # stacked
+        assert view["left"] >= max(runs["right"], launch["right"])  # side by side
+    else:  # stacked: the list, the open run, then the launch form
+        assert runs["bottom"] <= view["top"] and view["bottom"] <= launch["top"] and abs(view["width"] - runs["width"]) < 2
     charts = js(driver, "return [...document.querySelectorAll('.chart')].map(c => c.getBoundingClientRect().right)")
     assert charts and max(charts) <= width
     screenshot(driver, f"run-{width}")
@@ -240,3 +277,64 @@ def test_the_static_report_opens_offline(driver, run_cli, run_root, tmp_path, wi
     assert js(driver, "return document.documentElement.scrollWidth <= window.innerWidth")
     screenshot(driver, f"report-{width}")
     assert console_errors(driver) == []
+
+
+def _overflowing_cells(driver) -> list[str]:
+    """Run-list cells whose text runs past their own box (into the next column) or is cut
+    (a badge's ellipsis): each as 'run id: cell text'."""
+    return js(driver, """
+        const bad = [];
+        for (const td of document.querySelectorAll('#runs td')) {
+          const box = td.getBoundingClientRect(), range = document.createRange();
+          range.selectNodeContents(td);
+          const text = range.getBoundingClientRect();
+          const cut = [...td.querySelectorAll('.badge')].some(b => b.scrollWidth > b.clientWidth);
+          if (text.right > box.right + 0.5 || text.left < box.left - 0.5 || cut) bad.push(td.closest('tr').dataset.id + ': ' + td.innerText);
+        }
+        return bad;""")
+
+
+@pytest.mark.parametrize("width", [1440, 800])
+def test_long_cells_fit_their_columns_the_gate_says_its_confidence_once_and_an_opened_run_is_under_the_list(driver, run_root, tmp_path, width):
+    """A 3-digit step count and the "interrupted" badge stay inside their columns (they
+    spilled into the val column and were cut to "interrup…"); a paired-gate rejection's
+    reason, which states its confidence, is not followed by the confidence again; at
+    800 px a run opened from the list shows under the list, before the launch form."""
+    long = tmp_path / "searchqa-20260510-101112"
+    shutil.copytree(run_root / "toy-a", long)
+    (long / "summary.json").unlink()  # no summary and no lock: an interrupted run
+    state = json.loads((long / "runtime_state.json").read_text())
+    (long / "runtime_state.json").write_text(json.dumps({**state, "status": "running", "last_completed_step": 120, "total_steps": 200}))
+    paired = make_trainer(tmp_path / "paired-gate", num_epochs=1, evaluation={"gate": "paired"}, optimizer={"learning_rate": 1})
+    paired.train()  # one rule a step fixes 2 of 8 val items: p=0.25, "not significant (confidence 0.750)"
+    (tmp_path / "paired-gate" / "config.json").write_text(json.dumps(to_data(paired.cfg)))
+    server = Served([tmp_path])
+    try:
+        open_page(driver, server)
+        driver.set_window_size(width, 900)
+        wait_for(lambda: js(driver, "return document.querySelectorAll('#runs tr').length") == 2, what="both runs")
+        time.sleep(0.3)
+        cells = js(driver, "return [...document.querySelectorAll('#runs td')].map(td => td.innerText.trim())")
+        assert "120/200" in cells and "interrupted" in cells
+        assert _overflowing_cells(driver) == []
+        screenshot(driver, f"list-long-cells-{width}")
+
+        driver.set_window_size(width, 900)
+        driver.find_element("css selector", "#runs tr[data-id='paired-gate'] td.name").click()
+        wait_for(lambda: text_of(driver, "#run-head h2") == "paired-gate", what="the opened run")
+        runs, view, launch = js(driver, "return ['#runs-panel', '#view', '#launch-panel'].map(s => document.querySelector(s).getBoundingClientRect().toJSON())")
+        if width >= 1000:
+            assert view["left"] >= runs["right"] and view["top"] < launch["bottom"]  # beside the list
+        else:
+            assert runs["bottom"] <= view["top"] < launch["top"]  # under the list, before the launch form
+        screenshot(driver, f"opened-from-list-{width}")
+
+        driver.get(server.url("#/run/paired-gate/step/1"))
+        wait_for(lambda: "Step 1" in text_of(driver, "#step"), what="step 1")
+        reason = js(driver, "return [...document.querySelectorAll('#step p')].map(p => p.innerText).find(t => t.startsWith('Gate:')) || ''")
+        record = json.loads((tmp_path / "paired-gate" / "steps" / "step_0001" / "step_record.json").read_text())
+        assert "not significant" in record["verdict"]["reason"] and isinstance(record["verdict"]["confidence"], float)
+        assert reason.count("confidence") == 1 and "(confidence 0.750)" in reason, reason
+        assert console_errors(driver) == []
+    finally:
+        server.stop()

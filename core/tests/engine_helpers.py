@@ -44,3 +44,18 @@ def make_trainer(out: Path, *, target_script=None, optimizer_script=None, num_ep
     gate = get("gates", cfg.evaluation.gate).obj(cfg.evaluation)
     return Trainer(cfg=cfg, env=ToyEnv(cfg.env), target=t, optimizer=o, policy=policy, gate=gate, out_dir=out, ledger=ledger,
                    observers=observers, executor=build_executor(cfg))
+
+
+def cached_trainer(out, cache_file):
+    """The toy run with the call cache on (a repeated run is answered from it) and a list
+    price on the scripted models (a provider's stand-in), so the cache saves real money."""
+    from skillopt.calls import CallCache
+
+    trainer = make_trainer(out, num_epochs=1, train={"max_steps": 2})
+    price = lambda model, usage: (usage.prompt_tokens + usage.completion_tokens) * 1e-6  # noqa: E731
+    for role, script in (("target", toy_target), ("optimizer", toy_optimizer())):
+        client = ModelClient(ScriptedBackend(script=script), role=role, ledger=trainer.ledger, cache=CallCache(cache_file),
+                             pricer=price)
+        setattr(trainer, role, client)
+    trainer.runner.client = trainer.target
+    return trainer

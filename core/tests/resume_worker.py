@@ -6,7 +6,11 @@ stage (``target/gate``, ``optimizer/merge`` ...) is about to be sent, counting t
 requests of every earlier session of the run (its ``usage.jsonl``), so a series of
 kills walks through the run. ``apply:N`` dies in the N-th call to the edit policy's
 ``apply`` of this process (the patch policy makes no model call there).
-``SKILLOPT_TEST_FOLDER=DIR`` trains the toy folder skill at ``DIR`` instead.
+``SKILLOPT_TEST_FOLDER=DIR`` trains the toy folder skill at ``DIR`` instead;
+``SKILLOPT_TEST_STRATEGY``, ``SKILLOPT_TEST_PROPOSALS``, ``SKILLOPT_TEST_SAMPLER``,
+``SKILLOPT_TEST_SELECT`` and ``SKILLOPT_TEST_SELECTION`` set ``search.strategy``,
+``search.proposals``, ``search.sampler``, ``search.select`` and
+``evaluation.selection_split``.
 """
 
 from __future__ import annotations
@@ -48,6 +52,8 @@ def build(out: Path):
         script, env = folder_optimizer(), {"n_val": 24, "skill_init": folder}  # six items a kind: one kind is significant
     else:
         script, env = epoch_script(), {"n_val": 16}  # enough val items for the paired gate to accept a two-rule step
+        if os.environ.get("SKILLOPT_TEST_SELECTION"):
+            env = {"n_val": 24}  # a third held out for the final pick leaves the gate 16
     trainer = make_trainer(
         out,
         ledger=KillingLedger(),
@@ -56,7 +62,11 @@ def build(out: Path):
         env=env,
         optimizer={"use_slow_update": True, "use_meta_skill": True, "slow_update_samples": 6, "learning_rate": 2,
                    "min_learning_rate": 1},
-        search={"strategy": os.environ.get("SKILLOPT_TEST_STRATEGY", "hill"), "pool_size": 3},
+        search={"strategy": os.environ.get("SKILLOPT_TEST_STRATEGY", "hill"), "pool_size": 3,
+                "proposals": int(os.environ.get("SKILLOPT_TEST_PROPOSALS", "1")),
+                "sampler": os.environ.get("SKILLOPT_TEST_SAMPLER", "minibatches"),
+                "select": os.environ.get("SKILLOPT_TEST_SELECT", "best")},
+        evaluation={"selection_split": os.environ.get("SKILLOPT_TEST_SELECTION", "")},
     )
     if KILL.startswith("apply:"):
         applies = {"n": 0}

@@ -37,6 +37,33 @@ def test_identical_call_hits_the_cache_and_costs_nothing(tmp_path):
     assert totals.calls == 1 and totals.cached_calls == 1
 
 
+def test_a_cache_hit_books_the_tokens_and_cost_it_saved_across_sessions(tmp_path):
+    """A step served from the cache used to read as 0 tokens and $0 with nothing saying
+    why: each hit now books what the reply cost when it was paid for, in the journal too."""
+    import json
+
+    backend = ScriptedBackend(script=lambda r: "answer")
+    price = lambda model, usage: usage.prompt_tokens * 1e-3  # noqa: E731 - a provider's list price stand-in
+    ledger = Ledger()
+    ledger.attach(tmp_path / "usage.jsonl")
+    client = ModelClient(backend, role="target", ledger=ledger, cache=CallCache(tmp_path / "c.sqlite3"), pricer=price)
+    paid = client.complete(request())
+    client.complete(request())
+    ledger.close()
+    totals = ledger.totals()
+    tokens = paid.usage.prompt_tokens + paid.usage.completion_tokens
+    assert (totals.cached_calls, totals.cached_tokens, totals.cached_cost_usd) == (1, tokens, round(paid.cost_usd, 8))
+    assert totals.tokens == tokens and totals.cost_usd == round(paid.cost_usd, 8)  # the hit itself costs nothing
+    again = Ledger()
+    again.attach(tmp_path / "usage.jsonl")  # a resumed session reads the same
+    assert again.totals().cached_tokens == tokens and again.totals().cached_cost_usd == round(paid.cost_usd, 8)
+    with open(tmp_path / "usage.jsonl", "a") as fh:  # a journal written before hits carried their savings
+        fh.write(json.dumps(["h", "target/other", ""]) + "\n")
+    old = Ledger()
+    old.attach(tmp_path / "usage.jsonl")
+    assert old.totals().cached_calls == 2 and old.totals().cached_tokens == tokens
+
+
 def test_cache_survives_a_new_process_and_distinguishes_parameters(tmp_path):
     path = tmp_path / "c.sqlite3"
     ModelClient(ScriptedBackend(script=lambda r: "a"), role="target", cache=CallCache(path)).complete(request(seed=1))

@@ -88,6 +88,39 @@ def test_keys_file_is_private_and_values_are_never_listed(run_cli, skillopt_home
     assert get_key("openai", ("SKILLOPT_TEST_UNSET_VAR",)) == "sk-abcdefghijklmnopqrstuvwx"
 
 
+def test_keys_set_refuses_a_name_no_backend_reads_and_an_empty_key(run_cli, skillopt_home):
+    """A provider backend declares the keys-file entry it reads (``Backend.key_name``);
+    ``keys set`` stores only those names, and never an empty key."""
+    from skillopt.api import Backend, hookimpl
+    from skillopt.plugins import get_host
+
+    class AcmeBackend(Backend):
+        name = "acme"
+        key_name = "acme"
+
+        def complete(self, request):
+            raise NotImplementedError
+
+    class Plugin:
+        @hookimpl
+        def skillopt_register_backends(self, register):
+            register(AcmeBackend)
+
+    get_host().register(Plugin(), name="acme-backend-plugin")
+    path = skillopt_home / "config" / "keys.json"
+    typo = run_cli("keys", "set", "acmee", "--value", "sk-acme-0123456789abcdef")
+    assert typo.exit_code == 2 and not path.exists()
+    [line] = typo.stderr.strip().splitlines()
+    assert "no installed backend reads a key named 'acmee'" in line and "acme" in line.split("known providers:")[1]
+    for empty in ("", "   "):
+        refused = run_cli("keys", "set", "acme", "--value", empty)
+        assert refused.exit_code == 2 and "empty" in refused.stderr and not path.exists()
+    prompted = run_cli("keys", "set", "acme", input="\n")
+    assert prompted.exit_code == 2 and not path.exists()
+    stored = run_cli("keys", "set", "acme", "--value", "sk-acme-0123456789abcdef")
+    assert stored.exit_code == 0 and json.loads(run_cli("keys", "list", "--json").stdout) == ["acme"]
+
+
 def test_skillopt_home_overrides_every_user_dir(skillopt_home):
     from skillopt import paths
 
@@ -113,6 +146,54 @@ def test_run_trains_with_the_scripted_backend_and_resumes(run_cli, toy_registere
     assert changed.exit_code != 0 and "train.seed: 42 -> 7" in changed.output and "--force-config" in changed.output
     forced = run_cli(*args[:-2], "--seed", "7", "--force-config")
     assert forced.exit_code == 0, forced.output
+
+
+def test_a_run_on_a_model_too_small_to_learn_says_so_in_its_first_and_last_lines(run_cli, toy_registered, tmp_path):
+    """The README's main job ends with a lift of +0.000 on the embedded 135M model, and a
+    newcomer reads "it does not work". A backend whose model only checks the pipeline says
+    so (the local backend on its bundled GGUF; here a scripted stand-in declaring the same
+    note), and the run prints it first and last, naming the command for a real model."""
+    from skillopt.api import hookimpl
+    from skillopt.plugins import get_host
+    from skillopt.scripted import ScriptedBackend
+
+    class PipelineCheckOnly(ScriptedBackend):
+        """Stands in for the embedded local model: a model too small to learn the task."""
+
+        name = "tiny-local"
+
+        def pipeline_check_note(self, env):
+            return f"tiny [135M] only checks the pipeline; to train: OPENAI_API_KEY=<key> skillopt run --env {env} --backend openai"
+
+    class Plugin:
+        @hookimpl
+        def skillopt_register_backends(self, register):
+            register(PipelineCheckOnly)
+
+    get_host().register(Plugin(), name="tiny-plugin")
+    result = run_cli("run", "--env", "toy", "--backend", "tiny-local", "--out", str(tmp_path / "run"), "--epochs", "1",
+                     "--set", "train.max_steps=1", "--json")
+    assert result.exit_code == 0, result.output
+    lines = [line for line in result.stderr.splitlines() if line.strip()]
+    note = "note: tiny [135M] only checks the pipeline; to train: OPENAI_API_KEY=<key> skillopt run --env toy --backend openai"
+    assert lines[0] == note and lines[-1] == note, result.stderr
+    assert "done (finished)" in result.stderr  # the final line is still there, just before it
+    plain = run_cli("run", "--env", "toy", "--backend", "scripted", "--out", str(tmp_path / "plain"), "--epochs", "1",
+                    "--set", "train.max_steps=1")
+    assert "only checks the pipeline" not in plain.output  # a model that can learn gets no note
+
+
+def test_a_run_whose_val_set_is_too_small_for_the_gate_says_so_in_its_first_lines(run_cli, toy_registered, tmp_path):
+    result = run_cli("run", "--env", "toy", "--backend", "scripted", "--out", str(tmp_path / "run"), "--epochs", "1",
+                     "--set", "train.max_steps=1", "--set", "env.n_val=4")
+    assert result.exit_code == 0, result.output
+    lines = result.stderr.splitlines()
+    said = next(i for i, line in enumerate(lines) if "cannot accept any candidate on 4 val items" in line)
+    assert "evaluation.gate=strict" in lines[said] and "at least 5" in lines[said]
+    assert said < next(i for i, line in enumerate(lines) if line.startswith("baseline val"))  # before anything is scored
+    fine = run_cli("run", "--env", "toy", "--backend", "scripted", "--out", str(tmp_path / "fine"), "--epochs", "1",
+                   "--set", "train.max_steps=1")
+    assert "cannot accept" not in fine.output
 
 
 def test_eval_scores_one_skill_file(run_cli, toy_registered, tmp_path):
@@ -145,3 +226,18 @@ def test_help_is_plain_text_and_a_built_in_command_runs_from_its_own_app():
     assert "SCANNED False" in out.stdout  # the plugin host was never built
     top = subprocess.run([sys.executable, "-c", "from skillopt.cli import main\nmain(['--help'])"], capture_output=True, text=True, timeout=60)
     assert "╭" not in top.stdout and "run" in top.stdout and "Usage: skillopt [OPTIONS] COMMAND" in top.stdout
+
+
+def test_usage_lines_name_the_arguments_the_readme_names(run_cli):
+    """The README's command synopsis and each command's usage line agree on the
+    positional argument (``export RUN|FILE|DIR``: a run, a skill file or a skill folder)."""
+    import re
+    from pathlib import Path
+
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    block = readme.split("## Commands", 1)[1].split("```text", 1)[1].split("```", 1)[0]
+    named = {m.group(1): m.group(2) for m in re.finditer(r"^skillopt (\w+) ([A-Z][A-Z|]*)\b", block, re.MULTILINE)}
+    assert named.get("export") == "RUN|FILE|DIR" and "blame" in named
+    for command, argument in named.items():
+        usage = next(line for line in run_cli(command, "--help").stdout.splitlines() if "Usage:" in line)
+        assert argument in usage, (command, argument, usage)

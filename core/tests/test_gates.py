@@ -105,3 +105,63 @@ def test_paired_asks_for_another_look_when_undecided_and_decides_on_the_last():
     assert clear.accepted and clear.action == "accept"  # a clear winner is taken at the first look
     worse = gate.decide(ev([1] * 5 + [0] * 15), ev([0] * 20), Look(index=1, last=False))
     assert worse.action == "reject"  # a clear loser costs one pass (racing)
+
+
+@pytest.mark.parametrize("settings", [{}, {"gate_confidence": 0.99}, {"gate_max_repeats": 1}, {"gate_confidence": 0.8},
+                                      {"gate_repeats": 2, "gate_max_repeats": 5}])
+def test_the_paired_gates_item_minimum_is_where_its_best_case_first_passes(settings):
+    """``min_items_to_accept`` comes from the gate's own test, not a constant: with that many
+    items a candidate better on every item is accepted at some look; with one fewer, at
+    none (every look a sequential run could take, a deterministic target's early last
+    look included)."""
+    from skillopt.gates import Look
+
+    gate = PairedGate(EvaluationConfig(gate="paired", **settings))
+    need = gate.min_items_to_accept()
+    planned = gate.planned_looks()
+    looks = [Look(index=i, last=False) for i in range(1, planned)] + [Look(index=i, last=True) for i in range(min(2, planned), planned + 1)]
+
+    def accepted_somewhere(n):
+        return any(gate.decide(ev([0] * n), ev([1] * n), look).accepted for look in looks)
+
+    assert accepted_somewhere(need) and not accepted_somewhere(need - 1)
+    assert StrictGate(EvaluationConfig()).min_items_to_accept() is None  # a mean comparison decides on any number
+
+
+def test_the_default_gate_needs_five_items():
+    assert PairedGate(EvaluationConfig()).min_items_to_accept() == 5  # 1/2^5 <= 0.05 - 0.05/4/2; 1/2^4 is not
+
+
+def test_the_race_rounds_counted_for_the_item_minimum_are_the_gate_stages(tmp_path):
+    """gate_power.race_rounds and the gate stage's race_plan split val alike."""
+    import attrs
+
+    from skillopt.config.schema import RunConfig
+    from skillopt.engine.gate_power import race_rounds
+    from skillopt.engine.stages.gate import race_plan
+
+    class Run:
+        def __init__(self, cfg, n):
+            self.cfg, self.seed = cfg, 1
+            self.data = type("Data", (), {"val": [type("T", (), {"id": f"v{i}"})() for i in range(n)]})()
+
+    for workers in (4, 8, 16):
+        cfg = RunConfig()
+        cfg = attrs.evolve(cfg, env=attrs.evolve(cfg.env, workers=workers))
+        for n in (4, 8, 15, 16, 24, 40, 100):
+            assert race_rounds(cfg, n) == (len(race_plan(Run(cfg, n), cfg.evaluation)) + 1 if race_plan(Run(cfg, n), cfg.evaluation) else 1)
+
+
+@pytest.mark.parametrize("chosen", [0, 3, 8, 20])
+def test_the_gated_item_count_is_the_subsets(chosen):
+    import attrs
+
+    from skillopt.config.schema import RunConfig
+    from skillopt.engine.gate_power import gated_items
+    from skillopt.engine.subsets import subset
+    from skillopt.records import Task
+
+    cfg = RunConfig()
+    cfg = attrs.evolve(cfg, evaluation=attrs.evolve(cfg.evaluation, sel_env_num=chosen))
+    tasks = [Task(id=f"v{i}", task_type="ab"[i % 2]) for i in range(8)]
+    assert gated_items(cfg, len(tasks)) == len(subset(tasks, chosen, cfg.train.seed))

@@ -147,6 +147,31 @@ def test_hook_skillopt_register_commands():
     assert "hello-hook" not in typer.main.get_command(make_app()).commands
 
 
+def test_a_command_plugin_whose_hook_raises_is_reported_and_the_cli_keeps_working(capsys):
+    from typer.testing import CliRunner
+
+    from skillopt.cli import make_app
+
+    class Broken:
+        @hookimpl
+        def skillopt_register_commands(self, app):
+            app.command("half-added")(lambda: None)
+            raise RuntimeError("plugin bug")
+
+    _register(Broken(), "broken-commands")
+    app = make_app()
+    assert "plugin 'broken-commands' failed to add its commands and was skipped: RuntimeError: plugin bug" in " ".join(
+        capsys.readouterr().err.split())
+    assert CliRunner().invoke(app, ["envs"]).exit_code == 0
+    assert "half-added" not in typer_commands(app)  # what it added before failing is gone too
+
+
+def typer_commands(app) -> set[str]:
+    import typer
+
+    return set(typer.main.get_command(app).commands)
+
+
 class Recorder:
     def __init__(self):
         self.events = []
@@ -188,6 +213,55 @@ def test_hook_skillopt_step_finished(observed_run):
 
 def test_hook_skillopt_run_finished(observed_run):
     assert observed_run[-1] == ("finished", "finished", "RunSummary")  # observers get the typed record
+
+
+def test_an_observer_written_for_the_dict_summary_still_reads_it_and_is_told_what_to_read(tmp_path):
+    """The first release's docs showed ``print(summary["status"], summary["best_skill"])``:
+    such an observer failed with "'RunSummary' object has no attribute 'get'". The record
+    keeps the dict's reads (nested ones too), each with a DeprecationWarning naming the
+    attribute to read instead."""
+    import warnings
+
+    from engine_helpers import make_trainer
+    from skillopt.engine.observers import Observers
+
+    seen = {}
+
+    class OldObserver:
+        @hookimpl
+        def skillopt_run_finished(self, run, summary):
+            seen["line"] = (summary["status"], summary["best_skill"])  # the first release's documented example
+            seen["best"] = summary.get("val")["best_gate_score"]
+            seen["test"] = summary["test"]["best"]["hard"]
+            seen["calls"] = summary["usage"]["calls"]
+            seen["gate"] = summary.get("gate", {}).get("name")
+            seen["keys"] = "status" in summary and "nope" not in summary and summary.get("nope", "default")
+            seen["as_dict"] = dict(summary.items())["env"]
+
+    _register(OldObserver(), "old-observer")
+    failures = []
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        summary = make_trainer(tmp_path, observers=Observers(get_host(), warn=failures.append), num_epochs=1).train()
+    assert failures == []  # the observer did not fail
+    assert seen == {"line": ("finished", summary.best_skill), "best": summary.val.best_gate_score,
+                    "test": summary.test["best"].hard, "calls": summary.usage.calls, "gate": summary.gate.name,
+                    "keys": "default", "as_dict": "toy"}
+    told = [str(w.message) for w in caught if issubclass(w.category, DeprecationWarning)]
+    assert any(m.startswith("RunSummary['status'] reads a record as the dict it replaced; read .status instead") for m in told)
+    assert any(m.startswith("ValSummary['best_gate_score']") and "read .best_gate_score" in m for m in told)
+    assert any(m.startswith("SplitScore['hard']") for m in told) and any(m.startswith("LedgerTotals['calls']") for m in told)
+    assert all(w.filename == __file__ for w in caught if issubclass(w.category, DeprecationWarning))  # points at the plugin's line
+
+
+def test_every_record_with_the_old_mapping_reads_is_named_in_the_changes_for_plugins():
+    from skillopt.calls.ledger import LedgerTotals, StageTotals
+    from skillopt.legacy import MappingReads
+    from skillopt.results import GateInfo, RunSummary, SplitScore, ValSummary
+
+    changes = DOCS.read_text().split("## Changes for plugins", 1)[1]
+    for record in (RunSummary, ValSummary, GateInfo, SplitScore, LedgerTotals, StageTotals):
+        assert issubclass(record, MappingReads) and f"`{record.__name__}`" in changes, record.__name__
 
 
 def test_a_failing_observer_does_not_stop_training(tmp_path):

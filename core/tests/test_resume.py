@@ -168,3 +168,80 @@ def test_a_pareto_pool_resumes_exactly_after_kills_across_both_epochs(tmp_path, 
     assert pool and pool == [(m["origin"], m["skill_hash"], m["score"])
                              for m in json.loads((resumed / "runtime_state.json").read_text())["pool"]]
     assert outcome(resumed) == outcome(reference)
+
+
+def ledger_rows(home: Path) -> list[tuple]:
+    """The cross-run rejected-edit ledger of one SKILLOPT_HOME, without run names and times."""
+    rows = []
+    for file in sorted(home.rglob("rejected/*.jsonl")):
+        for line in file.read_text().splitlines():
+            r = json.loads(line)
+            rows.append((r["step"], r["candidate_hash"], r["effect"], r.get("lost_to", ""), r["reason"]))
+    return rows
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("sampler", ["edit-subsets", "minibatches"])
+def test_three_proposals_a_step_resume_exactly_after_kills_in_the_race(tmp_path, sampler):
+    """K = 3 proposals a step: the proposals' merges, rankings and applications, the race
+    of their candidates and the losers' ledger entries are all resumable; a run killed in
+    the race and around it ends as the uninterrupted run, with the same races and the
+    same ledger (each run has its own SKILLOPT_HOME, so neither reads the other's)."""
+    env = {"SKILLOPT_TEST_PROPOSALS": "3", "SKILLOPT_TEST_SAMPLER": sampler}
+    reference = tmp_path / "reference"
+    assert run(reference, env={**env, "SKILLOPT_HOME": str(tmp_path / "home-ref")}) == 0
+    races = sorted(p.relative_to(reference).as_posix() for p in reference.glob("steps/*/race/result.json"))
+    assert races, "the reference run raced no proposals"
+    rows = requests_in_order(reference)
+    in_race = [i for i, (_, key, _) in enumerate(rows) if key == "target/race"]
+    around = [i for i, (scope, key, _) in enumerate(rows) if scope.startswith("step ") and key != "target/race"]
+    rng = random.Random(5)
+    picks = sorted({*rng.sample(in_race, min(3, len(in_race))), *rng.sample(around, 3)})
+    resumed = tmp_path / "resumed"
+    for index in picks:
+        _, key, n = rows[index]
+        assert run(resumed, f"{key}:{n}", env={**env, "SKILLOPT_HOME": str(tmp_path / "home-res")}) == DIED
+    assert run(resumed, env={**env, "SKILLOPT_HOME": str(tmp_path / "home-res")}) == 0
+    assert outcome(resumed) == outcome(reference)
+    for rel in races:
+        assert json.loads((resumed / rel).read_text())["result"] == json.loads((reference / rel).read_text())["result"]
+    assert ledger_rows(tmp_path / "home-ref") and ledger_rows(tmp_path / "home-res") == ledger_rows(tmp_path / "home-ref")
+    history = json.loads((reference / "history.json").read_text())
+    assert [(h["proposals"], h["raced"], h["race_winner"]) for h in history] == [
+        (h["proposals"], h["raced"], h["race_winner"]) for h in json.loads((resumed / "history.json").read_text())]
+
+
+@pytest.mark.slow
+def test_a_multi_objective_pool_resumes_exactly_after_kills_and_picks_the_same_final_skill(tmp_path, monkeypatch):
+    """The ``frontier`` pool (members with accuracy, skill and rollout tokens) and the final
+    pick on a carved selection split (the smallest skill within epsilon of the best): a run
+    killed at random requests of both epochs and inside the pick ends with the
+    uninterrupted run's pool, pick and scores (each with its own SKILLOPT_HOME: a gate
+    rejection in the reference must not be refused unscored in the resumed run)."""
+    monkeypatch.setenv("SKILLOPT_TEST_STRATEGY", "frontier")
+    monkeypatch.setenv("SKILLOPT_TEST_SELECTION", "carved")
+    monkeypatch.setenv("SKILLOPT_TEST_SELECT", "smallest")
+    reference = tmp_path / "reference"
+    assert run(reference, env={"SKILLOPT_HOME": str(tmp_path / "home-ref")}) == 0
+    rows = requests_in_order(reference)
+    picking = [i for i, (_, key, _) in enumerate(rows) if key == "target/selection"]
+    assert picking, "the reference run made no request for the final pick"
+    rng = random.Random(13)
+    picks = sorted({*rng.sample(range(len(rows)), 5), rng.choice(picking)})
+    resumed = tmp_path / "resumed"
+    for index in picks:
+        _, key, n = rows[index]
+        assert run(resumed, f"{key}:{n}", env={"SKILLOPT_HOME": str(tmp_path / "home-res")}) == DIED
+    assert run(resumed, env={"SKILLOPT_HOME": str(tmp_path / "home-res")}) == 0
+
+    def pool(out: Path) -> list:
+        return [(m["origin"], m["skill_hash"], m["score"], m["objectives"])
+                for m in json.loads((out / "runtime_state.json").read_text())["pool"]]
+
+    assert len(pool(reference)) >= 2 and all(set(m[3]) == {"accuracy", "skill_tokens", "rollout_tokens"} for m in pool(reference))
+    assert pool(resumed) == pool(reference)
+    assert outcome(resumed) == outcome(reference)
+    picked = [json.loads((out / "selection" / "result.json").read_text())["result"] for out in (reference, resumed)]
+    assert picked[0] == picked[1] and picked[0]["split"] == "selection"
+    summaries = [json.loads((out / "summary.json").read_text())["selection"] for out in (reference, resumed)]
+    assert summaries[0] == summaries[1] and summaries[0]["rule"] == "smallest"

@@ -10,7 +10,7 @@ import threading
 import time
 
 import pytest
-from engine_helpers import make_trainer
+from engine_helpers import cached_trainer, make_trainer
 
 from skillopt.ui import runs
 from skillopt.ui.server import Dashboard, make_server
@@ -192,6 +192,26 @@ def test_the_runs_command_lists_shows_and_diffs(run_cli, run_root):
     assert missing.exit_code == 2 and "skillopt runs" in missing.output
 
 
+def test_the_runs_table_never_cuts_a_run_id_at_80_columns(run_cli, run_root, tmp_path, monkeypatch):
+    """The id is what `export`, `blame` and `runs show` take: whole, on one line, on an
+    80-column terminal (the other columns wrap instead)."""
+    import shutil
+
+    names = ["spreadsheet-20260510-101112", "searchqa-gpt-4o-paper-preset-seed-3"]
+    for name in names:
+        shutil.copytree(run_root / "toy-run", tmp_path / name)
+    monkeypatch.setenv("COLUMNS", "80")
+    listed = run_cli("runs", "--runs-dir", str(tmp_path))
+    assert listed.exit_code == 0, listed.output
+    lines = listed.stderr.splitlines()
+    assert max(len(line) for line in lines) <= 80
+    for name in names:
+        assert any(name in line for line in lines), listed.stderr
+    monkeypatch.setenv("COLUMNS", "160")
+    wide = run_cli("runs", "--runs-dir", str(tmp_path)).stderr
+    assert "val base → best" in wide and all(any(f"│ {name} " in line for line in wide.splitlines()) for name in names)
+
+
 def test_a_steps_trajectories_failures_first_with_flips_and_conversations(served, run_root):
     _, port = served
     gate = json.loads((run_root / "toy-run" / "steps" / "step_0001" / "gate" / "result.json").read_text())["result"]
@@ -262,3 +282,67 @@ def test_the_lock_decides_running_and_a_planted_pid_is_not_an_owner(tmp_path):
     for pid in (1, os.getpid()):
         (run / "run.lock").write_text(json.dumps({"pid": pid, "host": socket.gethostname(), "started_at": "x"}))
         assert holder(run).state == "free", pid
+
+
+def test_a_step_served_from_the_call_cache_shows_what_it_saved(tmp_path, run_cli):
+    """A step answered entirely by the call cache showed 0 tokens and $0 with no marker."""
+    cache = tmp_path / "calls.sqlite3"
+    first = cached_trainer(tmp_path / "runs" / "paid", cache)
+    first.train()
+    repeat = cached_trainer(tmp_path / "runs" / "repeat", cache)
+    lines = []
+    repeat.reporter = repeat.runner.reporter = type("Lines", (), {"line": lambda self, t: lines.append(t), "phase": lambda self, t: None,
+                                                                  "items": lambda self, *a: None})()
+    repeat.train()
+    paid = json.loads((tmp_path / "runs" / "paid" / "history.json").read_text())
+    again = json.loads((tmp_path / "runs" / "repeat" / "history.json").read_text())
+    for before, after in zip(paid, again, strict=True):
+        assert after["calls"] == 0 and after["prompt_tokens"] == 0 and after["cost_usd"] == 0  # nothing was paid
+        assert after["cached_calls"] == before["calls"] > 0
+        assert after["cached_tokens"] == before["prompt_tokens"] + before["completion_tokens"]
+        assert after["cached_cost_usd"] == pytest.approx(before["cost_usd"])
+    step_lines = [line for line in lines if line.startswith("step ")]
+    assert step_lines and all(f"+ {h['cached_calls']} cached ({h['cached_tokens']} tok" in line
+                              for line, h in zip(step_lines, again, strict=True))
+
+    dashboard = Dashboard([tmp_path / "runs"], launch_root=tmp_path / "runs", token=TOKEN, poll_s=0.05)
+    server = make_server(dashboard, "127.0.0.1", 0)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        status, data = request(server.server_address[1], "/api/runs/repeat")
+    finally:
+        dashboard.stopping.set()
+        server.shutdown()
+        server.server_close()
+    assert status == 200 and [h["cached_calls"] for h in data["history"]] == [h["calls"] for h in paid]
+    summary = json.loads((tmp_path / "runs" / "repeat" / "summary.json").read_text())
+    assert data["overview"]["cached_calls"] == summary["usage"]["cached_calls"] > 0
+    assert summary["usage"]["cached_cost_usd"] > 0
+    assert data["overview"]["cached_cost_usd"] == pytest.approx(summary["usage"]["cached_cost_usd"])
+    shown = run_cli("runs", "show", "repeat", "--runs-dir", str(tmp_path / "runs"))
+    assert f"answered from the call cache, saved: step 1: {again[0]['cached_calls']} calls, {again[0]['cached_tokens']} tok" in shown.output
+
+
+def test_a_damaged_history_is_read_as_a_resume_reads_it_and_said(run_root, tmp_path, run_cli):
+    """A damaged run showed "No steps" and "accepted 0" with no warning, while a resume
+    heals it: the dashboard now reads it the engine's way (rebuilt from the step records,
+    in memory) and says what it healed."""
+    import shutil
+
+    original = runs.detail("toy-run", run_root / "toy-run")
+    assert original["overview"]["warnings"] == [] and original["overview"]["accepts"] > 0
+    for name, text in {"torn": '[{"step": 1, "ac', "numbers": "[1, 2]", "number": "5"}.items():
+        damaged = tmp_path / name
+        shutil.copytree(run_root / "toy-run", damaged)
+        (damaged / "history.json").write_text(text)
+        seen = runs.detail(name, damaged)
+        assert [h["step"] for h in seen["history"]] == [h["step"] for h in original["history"]], name
+        assert seen["overview"]["accepts"] == original["overview"]["accepts"], name
+        [warning] = seen["overview"]["warnings"]
+        assert warning.startswith("history.json") and "read from steps/step_NNNN/step_record.json" in warning, warning
+        assert (damaged / "history.json").read_text() == text  # the dashboard writes nothing into a run
+    (tmp_path / "numbers" / "runtime_state.json").write_text("{not json")
+    warnings = runs.overview("numbers", tmp_path / "numbers")["warnings"]
+    assert any(w.startswith("runtime_state.json is damaged") for w in warnings)
+    shown = run_cli("runs", "show", "torn", "--runs-dir", str(tmp_path))
+    assert "warning: history.json is damaged" in " ".join(shown.output.split())

@@ -7,7 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from skillopt.config.upstream import cast_option, read_yaml_layers, render_markdown, translate
+from skillopt.config.upstream import cast_option, read_yaml_layers
+from skillopt.config.upstream_doc import render_markdown
+from skillopt.config.upstream_map import translate
 from skillopt.errors import ConfigError
 
 # the shape of upstream's configs/_base_/default.yaml (its plumbing keys at their shipped values)
@@ -67,7 +69,8 @@ def test_an_upstream_config_resolves_to_our_keys(run_cli, toy_registered, config
     assert cfg["optimizer"]["learning_rate"] == 3 and cfg["optimizer"]["skill_update_mode"] == "rewrite"
     assert cfg["evaluation"]["gate"] == "strict"  # upstream's only gate
     assert cfg["model"]["backend"] == "azure-openai" and cfg["model"]["optimizer"]["backend"] == ""  # openai_chat follows model.backend
-    assert cfg["model"]["optimizer"]["model"] == "gpt-5.5" and cfg["model"]["auth_mode"] == "entra"
+    assert cfg["model"]["optimizer"]["model"] == "gpt-5.5"
+    assert cfg["model"]["optimizer"]["auth_mode"] == cfg["model"]["target"]["auth_mode"] == "azure_cli"  # to each Azure role
     assert cfg["optimizer"]["rewrite_max_tokens"] == 64000 and cfg["env"]["n_val"] == 4 and cfg["env"]["workers"] == 3
     assert cfg["env"]["skill_init"] == ""  # an upstream repository path that does not exist here
     said = " ".join(shown.output.split())
@@ -90,7 +93,7 @@ def test_cfg_options_are_cast_like_upstream_and_a_flat_key_is_an_env_key(run_cli
 @pytest.mark.parametrize("extra, named", [
     ("human_feedback:\n  enabled: true\n", "human_feedback.enabled"),  # no equivalent, not at upstream's default
     ("train:\n  curriculum: easy\n", "train.curriculum"),  # not an upstream key at all
-    ("model:\n  codex_exec_sandbox: danger-full-access\n", "model.codex_exec_sandbox"),
+    ("model:\n  backend: codex\n  codex_exec_network_access: true\n", "model.codex_exec_network_access"),
 ])
 def test_a_key_without_an_equivalent_is_refused_by_name(run_cli, toy_registered, configs, extra, named):
     configs.write_text(TOY + extra)
@@ -125,7 +128,7 @@ def test_backends_map_and_exec_harnesses_become_agent_mode():
     assert raw["model"]["target"] == {"backend": "claude-cli", "model": "claude-sonnet-4-6", "options": {"mode": "agent"}}
     compat, _ = translate({"model": {"backend": "azure_openai", "azure_openai_auth_mode": "openai_compatible"}}, where="t.yaml")
     assert compat["model"]["backend"] == "openai-compatible" and "auth_mode" not in compat["model"]
-    with pytest.raises(ConfigError, match="upstream backend 'nosuch'"):
+    with pytest.raises(ConfigError, match="upstream backend model.backend = 'nosuch'"):
         translate({"model": {"backend": "nosuch"}}, where="t.yaml")
 
 
@@ -140,4 +143,4 @@ def test_an_upstream_config_trains(run_cli, toy_registered, configs, tmp_path):
 
 def test_the_mapping_table_in_docs_is_current():
     doc = Path(__file__).resolve().parents[2] / "docs" / "upstream-configs.md"
-    assert doc.read_text() == render_markdown(), "regenerate: python -m skillopt.config.upstream > docs/upstream-configs.md"
+    assert doc.read_text() == render_markdown(), "regenerate: python -m skillopt.config.upstream_doc > docs/upstream-configs.md"

@@ -16,6 +16,8 @@ COMMANDS = {
     "codex-cli": ("codex", "codex"),
     "cursor-cli": ("cursor", "cursor-agent"),
     "copilot-cli": ("copilot", "copilot"),
+    "opencode-cli": ("opencode", "opencode"),
+    "pi-cli": ("pi", "pi"),
 }
 
 

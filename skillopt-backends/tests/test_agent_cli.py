@@ -1,4 +1,5 @@
-"""The agent-CLI backends (claude-cli, codex-cli, cursor-cli) against fake CLIs.
+"""The agent-CLI backends (claude-cli, codex-cli, cursor-cli, copilot-cli, opencode-cli,
+pi-cli) against fake CLIs.
 
 The fakes (agent_clis/fake_agent.py) stand for the installed CLI programs: they parse
 options as the real CLIs do, print the real output formats and failure shapes, and
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 import time
 from pathlib import Path
@@ -98,6 +100,20 @@ def test_command_lines_are_what_each_cli_documents(fake):
         assert argv[argv.index("--effort") + 1] == "high"
         assert call["system"] == "You are terse." and call["prompt"] == "Say hello."
         assert "system-prompt.md" in call["files"]
+    elif fake.backend == "pi-cli":
+        assert argv[:4] == ["-p", "--mode", "json", "--no-session"]  # sessions are never saved
+        assert {"--no-tools", "--no-skills", "--no-context-files", "--no-extensions"} <= set(argv)
+        assert call["system"] == "You are terse." and call["prompt"] == "Say hello."
+        assert argv[argv.index("--thinking") + 1] == "high"
+        assert call["env"]["PI_SKIP_VERSION_CHECK"] == "1"
+    elif fake.backend == "opencode-cli":
+        assert argv[:2] == ["--format", "json"]  # after the `run` subcommand, which the fake requires
+        agent = argv[argv.index("--agent") + 1]
+        assert re.fullmatch(r"skillopt-sleep-[0-9a-f]{32}", agent), "the name OpenCode's harvester leaves out"
+        config = json.loads(call["instructions"]["opencode.json"])["agent"][agent]
+        assert config["tools"] == {"*": False} and config["permission"]["bash"] == "deny" and config["mode"] == "primary"
+        assert call["system"] == "You are terse." and call["prompt"] == "Say hello."
+        assert call["env"]["OPENCODE_DISABLE_AUTOUPDATE"] == "1"
     else:
         assert call["prompt"].startswith("<instructions>\nYou are terse.\n</instructions>")
         assert call["prompt"].endswith("Say hello.")
@@ -134,8 +150,8 @@ def test_structured_output_through_the_pipeline(fake):
         assert json.loads(call["argv"][call["argv"].index("--json-schema") + 1]) == STRICT
     elif fake.backend == "codex-cli":
         assert "reply-schema.json" in call["files"] and call["schema"] == STRICT
-    else:  # Cursor and Copilot have no schema option: the prompt asks for it
-        assert "It must match this JSON schema" in call["prompt"]
+    else:  # Cursor, Copilot, OpenCode and pi have no schema option: the prompt asks for it
+        assert "It must match this JSON schema" in call["system"] + call["prompt"]
 
 
 def test_codex_sends_only_strict_schemas_natively(tmp_path):
@@ -244,11 +260,14 @@ def test_a_repeated_call_is_served_from_the_cache(fake, tmp_path):
 
 
 def test_a_cli_without_a_needed_option_is_refused_by_name(fake):
-    fake.omit_from_help("--output-format", "--json")
+    from skillopt.registry import get
+
+    needed = get("backends", fake.backend).obj.required_flags[-1]
+    fake.omit_from_help(needed)
     with pytest.raises(ConfigError) as info:
         fake.make()
     message = str(info.value)
-    assert ("--output-format" in message or "--json" in message) and "update the CLI" in message
+    assert needed in message and "update the CLI" in message
 
 
 def test_an_optional_option_the_cli_lacks_is_not_passed(tmp_path):
@@ -310,7 +329,7 @@ def test_agent_mode_installs_the_skill_where_each_agent_reads_it(fake):
     backend.complete(request)
     call = fake.calls()[0]
     where = {"claude-cli": "CLAUDE.md", "codex-cli": "AGENTS.md", "cursor-cli": ".cursor/rules/skillopt.mdc",
-             "copilot-cli": ".github/copilot-instructions.md"}[fake.backend]
+             "copilot-cli": ".github/copilot-instructions.md", "opencode-cli": "AGENTS.md", "pi-cli": "AGENTS.md"}[fake.backend]
     assert skill in call["instructions"][where]
     assert call["prompt"] == "Say hello."  # the skill is not pasted into the prompt
     argv = call["argv"]
@@ -321,6 +340,12 @@ def test_agent_mode_installs_the_skill_where_each_agent_reads_it(fake):
         assert "--mode" not in argv and call["instructions"][where].startswith("---\ndescription:")
     if fake.backend == "copilot-cli":
         assert "--no-custom-instructions" not in argv  # so it reads the instructions file
+    if fake.backend == "pi-cli":
+        assert "--no-context-files" not in argv and "--system-prompt" not in argv  # pi reads AGENTS.md, keeps its prompt
+        assert argv[argv.index("--tools") + 1] == "read,grep,find,ls"
+    if fake.backend == "opencode-cli":
+        agent = json.loads(call["instructions"]["opencode.json"])["agent"][argv[argv.index("--agent") + 1]]
+        assert "prompt" not in agent and agent["tools"]["bash"] is False and agent["tools"]["edit"] is False
     assert backend.identity()["mode"] == "agent" and "mode" not in fake.make().identity()  # separate cache entries
 
 
@@ -345,3 +370,42 @@ def test_agent_mode_installs_a_folder_skills_files_beside_the_instructions(fake)
     with pytest.raises(BadRequestError, match="leave the agent's workspace"):
         fake.make(options={"mode": "agent"}).complete(escaping)
     assert len(fake.calls()) == 2
+
+
+def test_pi_reports_usage_cost_and_the_answering_model(tmp_path):
+    fake = install_fake("pi-cli", tmp_path)
+    completion = fake.make().complete(CompletionRequest(messages=HELLO))
+    assert completion.model == "claude-sonnet-4-5" and completion.cost_usd == pytest.approx(0.003)
+    assert completion.usage.cached_tokens == 5 and completion.text == "Hello from the fake pi agent."  # thinking left out
+
+
+def test_pi_puts_a_system_prompt_too_long_for_one_argument_in_front_of_the_prompt(tmp_path):
+    fake = install_fake("pi-cli", tmp_path)
+    long_system = "Rule. " * 30_000  # 180 kB: more than one command-line argument may hold
+    fake.make().complete(CompletionRequest(messages=(Message(role="system", content=long_system), *HELLO)))
+    call = fake.calls()[0]
+    assert "--system-prompt" not in call["argv"]
+    assert call["prompt"].startswith("<instructions>\nRule.") and call["prompt"].endswith("Say hello.")
+
+
+def test_opencode_answers_with_the_last_step_and_sums_its_usage(tmp_path):
+    fake = install_fake("opencode-cli", tmp_path)
+
+    def event(kind, **part):
+        return json.dumps({"type": kind, "sessionID": "ses_1", "part": part})
+
+    steps = [
+        event("step_start", type="step-start"),
+        event("text", type="text", text="Let me look first."),
+        event("tool_use", type="tool", tool="read", state={"status": "completed"}),
+        event("step_finish", type="step-finish", cost=0.01, tokens={"input": 100, "output": 10, "reasoning": 5, "cache": {"read": 20, "write": 0}}),
+        event("step_start", type="step-start"),
+        event("text", type="text", text="The answer is 42."),
+        event("step_finish", type="step-finish", cost=0.02, tokens={"input": 200, "output": 20, "reasoning": 0, "cache": {"read": 30, "write": 0}}),
+    ]  # fmt: skip
+    fake.script({"raw": "\n".join(steps) + "\n"})
+    completion = fake.make(model="anthropic/claude-sonnet-4-5").complete(CompletionRequest(messages=HELLO))
+    assert completion.text == "The answer is 42."
+    assert completion.usage.prompt_tokens == 350 and completion.usage.completion_tokens == 35
+    assert completion.usage.cached_tokens == 50 and completion.cost_usd == pytest.approx(0.03)
+    assert completion.model == "anthropic/claude-sonnet-4-5"

@@ -79,6 +79,16 @@ def test_model_settings(make_local, gguf, tmp_path):
         make_local(local_path=str(tmp_path / "missing.gguf"))
 
 
+def test_the_bundled_model_says_it_only_checks_the_pipeline_another_gguf_does_not(make_local, gguf, tmp_path):
+    note = make_local().pipeline_check_note("searchqa")
+    assert f"the embedded {DEFAULT_MODEL} only checks that the pipeline runs end to end" in note
+    assert "too small to learn this task" in note and "expect a lift of +0.000" in note
+    assert note.endswith("OPENAI_API_KEY=<your key> skillopt run --env searchqa --backend openai")
+    copy = tmp_path / "bigger.gguf"
+    shutil.copyfile(gguf, copy)  # a model the user chose: whether it can learn is theirs to judge
+    assert make_local(local_path=str(copy)).pipeline_check_note("searchqa") == ""
+
+
 def test_length_limits_never_reach_the_grammar(make_local):
     """llama-cpp-python expands maxLength into nested rules; 2000 of them made
     llama.cpp's parser fail and the process segfault. The grammar keeps the shape."""

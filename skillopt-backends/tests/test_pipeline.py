@@ -59,6 +59,62 @@ def test_rate_limit_retry_honours_retry_after(scripted_harness):
     assert scripted_harness.server.count == 2
 
 
+def test_a_long_retry_after_is_capped_by_the_setting_and_said_on_the_console(openai_server):
+    """A provider answering 429 with ``Retry-After: 3600`` used to stall the run silently for
+    an hour: the wait is capped by ``model.max_retry_wait_s`` and the run says it waits."""
+    import attrs
+
+    from skillopt import report
+    from skillopt.config.schema import RunConfig
+    from skillopt.engine.models import build_clients
+
+    cfg = RunConfig()
+    cfg = attrs.evolve(cfg, model=attrs.evolve(cfg.model, backend="openai", base_url=openai_server.base_url,
+                                               api_key=openai_server.api_key, model="gpt-4o-mini", max_retry_wait_s=1.0,
+                                               cache="off"))
+    clients, _ = build_clients(cfg, ledger=Ledger(), roles=("target",))
+    client = clients["target"]
+    client.complete(ask("warm-up"))
+    openai_server.reset()
+    openai_server.script(Fail(429, "Rate limit reached", headers={"Retry-After": "3600"}))
+    said: list[tuple[str, str]] = []
+    old = report.set_reporter(lambda message, level: said.append((message, level)))
+    try:
+        started = time.monotonic()
+        completion = client.complete(ask())
+        elapsed = time.monotonic() - started
+    finally:
+        report.set_reporter(old)
+        client.close()
+    assert completion.text == "Hello from the OpenAI test server." and openai_server.count == 2
+    assert 0.95 <= elapsed < 3.0, elapsed
+    [(message, _)] = said
+    assert "waiting 1s on the target provider (openai: rate limited (HTTP 429)" in message
+    assert "asked for 3600s" in message and "model.max_retry_wait_s=1" in message and "retry 1 of 5" in message
+
+
+def test_overlapping_waits_are_said_once(make_openai, openai_server):
+    from skillopt import report
+
+    backend = make_openai()
+    backend.complete(ask("warm-up"))
+    openai_server.reset()
+    openai_server.script(*[Fail(429, "busy", headers={"Retry-After": "1"})] * 4)
+    client = client_for(backend, retry=RetryPolicy(max_retries=5, max_retry_after_s=5.0))
+    said: list[str] = []
+    old = report.set_reporter(lambda message, level: said.append(message))
+    try:
+        threads = [threading.Thread(target=client.complete, args=(ask(f"q{i}"),)) for i in range(4)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(timeout=30)
+    finally:
+        report.set_reporter(old)
+    assert openai_server.count == 8  # four 429s, then four answers
+    assert len(said) == 1 and "Retry-After 1s" in said[0]
+
+
 @pytest.mark.parametrize("scripted_harness", HTTP_SCRIPTED, indirect=True)
 def test_401_fails_at_once_naming_the_env_var(scripted_harness, monkeypatch):
     env_var = {

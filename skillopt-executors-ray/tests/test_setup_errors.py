@@ -68,3 +68,52 @@ def test_a_key_written_in_the_config_is_refused_not_shipped(tmp_path):
     assert done.returncode != 0
     assert "keys are never sent to workers" in error_lines(done)[0] and "model.api_key_env" in error_lines(done)[0]
     assert key not in done.stderr + done.stdout
+
+
+@pytest.fixture
+def refusing_ray(monkeypatch, tmp_path):
+    """``ray.init`` replaced by one raising what Ray raises (the error text given), with no
+    cluster token anywhere (no RAY_AUTH_TOKEN, no ~/.ray/auth_token)."""
+    import ray
+
+    from skillopt_executors_ray import cluster
+
+    for var in ("RAY_AUTH_TOKEN", "RAY_AUTH_TOKEN_PATH", "RAY_AUTH_MODE", "RAY_ADDRESS"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr(cluster, "check_reachable", lambda address: None)
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)
+    seen = {}
+
+    def refuse(error):
+        def init(**options):
+            seen.update(options)
+            raise error
+        monkeypatch.setattr(ray, "init", init)
+        return seen
+
+    return refuse
+
+
+def test_a_ray_client_timeout_names_token_authentication(refusing_ray):
+    from skillopt.api import ConfigError
+
+    from skillopt_executors_ray.cluster import connect
+
+    refusing_ray(ConnectionError("ray client connection timeout"))
+    with pytest.raises(ConfigError) as caught:
+        connect("ray://head:10001")
+    message = str(caught.value)
+    assert message.startswith("cannot reach the Ray cluster at engine.ray_address='ray://head:10001': ray client connection timeout")
+    assert "token authentication" in message and "RAY_AUTH_TOKEN" in message and "RAY_AUTH_MODE=token" in message
+
+
+def test_a_local_ray_is_started_not_joined_and_its_failure_says_so(refusing_ray):
+    from skillopt.api import ConfigError
+
+    from skillopt_executors_ray.cluster import connect
+
+    seen = refusing_ray(RuntimeError("Failed to start the GCS server"))
+    with pytest.raises(ConfigError, match=r"^could not start a local Ray \(engine.ray_address=''\): Failed to start the GCS"):
+        connect("", local_cpus=1)
+    assert seen["address"] == "local" and seen["num_cpus"] == 1  # never an existing cluster's address

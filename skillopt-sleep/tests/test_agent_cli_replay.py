@@ -1,11 +1,13 @@
-"""A night whose model is the developer's own coding agent, through the ``claude-cli``
-backend, against the stand-in Claude Code program of skillopt-backends' tests (it
-parses options as the real CLI does and prints its output format; it is not a model:
-it answers schema requests with the smallest valid object)."""
+"""A night whose model is the developer's own coding agent, through the ``claude-cli``,
+``opencode-cli`` and ``pi-cli`` backends, against the stand-in programs of
+skillopt-backends' tests (they parse options as the real CLIs do and print their output
+formats; they are not models: they answer schema requests with the smallest valid
+object)."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from pathlib import Path
 
@@ -15,18 +17,29 @@ pytest.importorskip("skillopt_backends")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "skillopt-backends" / "tests"))
 
 from agent_cli_kit import install_fake  # noqa: E402
+from skillopt_sleep.harvest.opencode import REPLAY_AGENT  # noqa: E402
 from skillopt_sleep.sentinel import SENTINEL  # noqa: E402
 
 
+#: how each agent is kept from saving these runs as sessions a later night would harvest
+NOT_HARVESTED = {
+    "claude-cli": lambda argv: "--no-session-persistence" in argv,
+    "pi-cli": lambda argv: "--no-session" in argv,
+    # OpenCode always saves sessions; its harvester leaves out this agent name
+    "opencode-cli": lambda argv: re.fullmatch(REPLAY_AGENT.pattern, argv[argv.index("--agent") + 1]) is not None,
+}
+
+
+@pytest.mark.parametrize("backend", sorted(NOT_HARVESTED))
 @pytest.mark.parametrize("mode", ["chat", "agent"])
 def test_a_night_replays_through_the_agent_cli_and_sends_it_no_secret(
-    fixture_home, run_cli, skillopt_home, planted_secrets, tmp_path, mode
+    fixture_home, run_cli, skillopt_home, planted_secrets, tmp_path, mode, backend
 ):
     _home, project = fixture_home
-    fake = install_fake("claude-cli", tmp_path / "cli")
+    fake = install_fake(backend, tmp_path / "cli")
     res = run_cli(
         "sleep", "dry-run", "--project", str(project), "--source", "auto", "--lookback-hours", "0",
-        "--backend", "claude-cli", "--backend-option", f"path={fake.executable}", "--backend-option", f"mode={mode}",
+        "--backend", backend, "--backend-option", f"path={fake.executable}", "--backend-option", f"mode={mode}",
         "--min-val", "1", "--json",
     )  # fmt: skip
     assert res.exit_code == 0, res.output
@@ -35,7 +48,7 @@ def test_a_night_replays_through_the_agent_cli_and_sends_it_no_secret(
     # every prompt carries the self-replay sentinel, so a later harvest skips these sessions
     seen = [c["prompt"] + c["system"] + "".join(c["instructions"].values()) for c in calls]
     assert all(SENTINEL in text for text in seen)
-    assert all("--no-session-persistence" in c["argv"] for c in calls)
+    assert all(NOT_HARVESTED[backend](c["argv"]) for c in calls)
     # redaction happened at ingestion: nothing planted in the transcripts reached the agent
     blob = json.dumps(calls)
     assert not [s for s in planted_secrets if s in blob]

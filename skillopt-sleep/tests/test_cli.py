@@ -174,3 +174,17 @@ def test_skipped_lines_and_unreadable_stores_are_reported_to_people(fixture_home
         assert res.exit_code == 0, res.output
         assert "codex: 2 line(s) were not JSON and were skipped" in res.stderr, res.stderr
         assert "unreadable: opencode: DatabaseError" in res.stderr, res.stderr
+
+
+def test_the_local_backend_hint_names_this_commands_flags(fixture_home, run_cli, tmp_path):
+    """Regression: the local backend's hint said `--set model.local_path=…`, which
+    `skillopt sleep run` does not accept; here it names `--model /path/to/model.gguf`,
+    and that flag does pick the GGUF file."""
+    _home, project = fixture_home
+    base = ("sleep", "dry-run", "--project", str(project), "--lookback-hours", "0", "--backend", "local")
+    res = run_cli(*base, "--model", "gpt-4o")
+    assert res.exit_code == 2, res.output
+    assert "--model /path/to/model.gguf" in res.output and "--set" not in res.output and "model.local_path" not in res.output
+    missing = tmp_path / "mine.gguf"
+    res = run_cli(*base, "--model", str(missing))
+    assert res.exit_code == 2 and f"--model: no such GGUF file: {missing}" in " ".join(res.output.split()), res.output

@@ -38,13 +38,18 @@ def test_every_developer_session_is_found_and_only_automation_left_out(runs):
 
 
 def test_every_recurring_job_is_mined_with_checks_a_generic_answer_fails(runs):
+    """Every job but the migrations, which CLAUDE.md already states: a memory-following
+    agent passes them at baseline, so no task is kept for them (the gate could only tie)."""
     for r in runs:
         assert r["intents"] == 25 and r["recurring_clusters"] == len(JOBS)
         for job in JOBS:
             row = r["jobs"][job.name]
+            if job.name == "migration":
+                assert row["tasks"] == 0, row
+                continue
             assert row["tasks"] and row["checks"] and row["generic_fails"], (job.name, row)
         assert "regex (?m)^\\s*\\#\\#\\s+\\[\\d+\\.\\d+\\.\\d+\\]" in r["jobs"]["changelog"]["checks"], "from the late correction's edit"
-        assert not any("not_contains alembic revision" in c for c in r["jobs"]["migration"]["checks"])
+        assert r["checks_dropped_memory"] >= 1, "`uv run alembic` is what CLAUDE.md says: not a check"
         assert r["checks_dropped_contradicting"] >= 1, "the correction contradicting CLAUDE.md is not a check"
 
 

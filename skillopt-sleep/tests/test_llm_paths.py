@@ -29,14 +29,20 @@ SESSION = Session(
 )
 
 
-def test_llm_miner_validates_checks_and_lets_rubrics_decide(scripted_client):
+def test_llm_miner_validates_checks_and_keeps_them_with_a_rubric(scripted_client):
+    """Regression: whenever the model also wrote a rubric (its prompt asks for one) every
+    check was discarded; a task keeps both."""
     reply = {
         "tasks": [
             {
                 "intent": "Lint the project",
                 "checks": [{"op": "contains", "value": "uv run ruff check"}, {"op": "regex", "value": "("}],
             },
-            {"intent": "Explain the lint setup", "checks": [{"op": "contains", "value": "x"}], "rubric": "mentions uv"},
+            {
+                "intent": "Explain the lint setup",
+                "checks": [{"op": "contains", "value": "uv run ruff"}],
+                "rubric": "mentions uv",
+            },
             {"intent": "Something vague"},
         ]
     }
@@ -46,8 +52,30 @@ def test_llm_miner_validates_checks_and_lets_rubrics_decide(scripted_client):
     assert SENTINEL in seen[0].messages[0].content
     assert [(t.intent, t.split) for t in tasks] == [("Lint the project", "val"), ("Explain the lint setup", "val")]
     assert tasks[0].checks == (Check(op="contains", value="uv run ruff check", why="mined"),)
-    assert tasks[1].rubric == "mentions uv" and tasks[1].checks == ()
+    assert tasks[1].rubric == "mentions uv" and tasks[1].checks == (Check(op="contains", value="uv run ruff", why="mined"),)
     assert any("malformed regex" in n for n in notes) and any("uncheckable" in n for n in notes)
+
+
+def test_a_generic_check_is_dropped_but_its_rubric_kept(scripted_client):
+    reply = {"tasks": [{"intent": "Run the tests", "checks": [{"op": "contains", "value": "pytest"}], "rubric": "uses uv run"}]}
+    tasks, notes = mine_session(scripted_client(lambda r: reply, role="optimizer"), SESSION, "train")
+    assert [(t.checks, t.rubric) for t in tasks] == [((), "uses uv run")]
+    assert any("a generic answer passes; its rubric stays" in n for n in notes)
+
+
+def test_a_task_with_checks_and_a_rubric_passes_only_when_both_do(scripted_client):
+    """The checks pass on a bare mention; the judge (a scripted optimizer standing in for
+    the LLM judge) rejects an answer that only mentions the command."""
+    from skillopt_sleep.replay import replay
+
+    task = SleepTask(id="t", intent="lint it", split="val", rubric="runs the linter through uv and fixes what it finds",
+                     checks=(Check(op="contains", value="uv run ruff check"),))  # fmt: skip
+    judge = scripted_client(lambda r: {"score": 1.0 if "fix" in r.messages[-1].content.split("## Answer")[1] else 0.0, "reason": "r"},
+                            role="optimizer")  # fmt: skip
+    for answer, hard in (("uv run ruff check .", 0.0), ("uv run ruff check . then I fix what it reports", 1.0), ("ruff check . and fix", 0.0)):
+        target = scripted_client(lambda r, a=answer: a)
+        (attempt,) = replay([task], [], target, judge, phase="val").attempts
+        assert (attempt.status, attempt.hard) == ("ok", hard), (answer, attempt)
 
 
 def _train_result():

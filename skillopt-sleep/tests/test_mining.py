@@ -79,7 +79,7 @@ def test_failed_then_passed_commands_become_lessons():
     )
     (ev,) = digest(s)
     (lesson,) = ev.lessons
-    assert lesson.kind == "command-fix" and lesson.prefer == ("uv run alembic revision",)
+    assert lesson.kind == "command" and lesson.prefer == ("uv run alembic revision",) and lesson.failed
     assert [(c.op, c.value) for c in ev.checks] == [("contains", "uv run alembic revision")]
 
 

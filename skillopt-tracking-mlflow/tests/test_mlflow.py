@@ -55,9 +55,18 @@ def test_a_run_is_logged_with_params_metrics_and_artifacts_and_a_resume_adds_not
     summary = json.loads((out / "summary.json").read_text())
     assert logged.data.metrics["test_best_hard"] == summary["test"]["best"]["hard"]
     assert logged.data.metrics["val_baseline"] == summary["val"]["baseline_gate_score"]
+    # the initial skill's scores sit at step 0 (the chart starts where training starts)
+    assert [(m.step, m.value) for m in client.get_metric_history(run_id, "val_baseline")] == \
+        [(0, summary["val"]["baseline_gate_score"])]
+    assert [(m.step, m.value) for m in client.get_metric_history(run_id, "test_initial_hard")] == \
+        [(0, summary["test"]["initial"]["hard"])]
+    assert [m.step for m in client.get_metric_history(run_id, "test_best_hard")] == [history[-1]["step"]]
     top = {a.path for a in client.list_artifacts(run_id)}
     assert {"summary.json", "history.json", "best_skill.md", "skills"} <= top
-    assert {a.path for a in client.list_artifacts(run_id, "skills")} == {f"skills/skill_v{h['step']:04d}.md" for h in history}
+    assert {a.path for a in client.list_artifacts(run_id, "skills")} == \
+        {"skills/skill_v0000.md"} | {f"skills/skill_v{h['step']:04d}.md" for h in history}  # the initial skill too
+    initial = client.download_artifacts(run_id, "skills/skill_v0000.md", str(tmp_path / "initial"))
+    assert open(initial, encoding="utf-8").read() == (out / "skills" / "skill_v0000.md").read_text()
     local = client.download_artifacts(run_id, "best_skill.md", str(tmp_path / "download"))
     assert open(local, encoding="utf-8").read() == (out / "best_skill.md").read_text()
 
@@ -85,3 +94,85 @@ def test_a_misspelt_tracker_is_refused_before_the_run_starts(run_cli, tmp_path):
     result = run_cli(*run_args(tmp_path / "typo", "--set", "tracking=[mlfow]"))
     assert result.exit_code != 0 and "mlfow" in result.output and "mlflow" in result.output
     assert not (tmp_path / "typo").exists()
+
+
+def test_mlflow_ui_serves_the_store_the_plugin_wrote(run_cli, tmp_path, monkeypatch):
+    """The README's `mlflow ui --backend-store-uri sqlite:///…` on a store this plugin
+    wrote: the server starts (full MLflow, the ``[ui]`` extra, at the plugin's
+    mlflow-skinny version: an older MLflow refuses a newer store's schema), its REST API
+    lists the run with its metrics, and it serves the web page."""
+    import http.client
+    import os
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    uri = f"sqlite:///{tmp_path / 'store.db'}"
+    out = tmp_path / "ui-run"
+    result = run_cli(*run_args(out, "--set", "tracking=[mlflow]", "--set", f"observers.mlflow.tracking_uri={uri}"))
+    assert result.exit_code == 0, result.output
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    mlflow = [sys.executable, "-c", "from mlflow.cli import cli; cli()"]
+    server = subprocess.Popen([*mlflow, "ui", "--backend-store-uri", uri, "--host", "127.0.0.1", "--port", str(port),
+                               "--workers", "1"], cwd=tmp_path / "cwd", stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                              text=True, start_new_session=True)
+
+    def call(method, path, body=None):
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+        try:
+            conn.request(method, path, body=json.dumps(body) if body is not None else None,
+                         headers={"Content-Type": "application/json"})
+            response = conn.getresponse()
+            return response.status, response.read().decode("utf-8", "replace")
+        finally:
+            conn.close()
+
+    try:
+        deadline = time.monotonic() + 120
+        while True:
+            assert server.poll() is None, f"mlflow ui exited: {server.communicate()[1][-2000:]}"
+            try:
+                if call("GET", "/health")[0] == 200:
+                    break
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "mlflow ui did not answer within 120 s"
+            time.sleep(0.5)
+        status, found = call("POST", "/api/2.0/mlflow/experiments/search", {"max_results": 10})
+        assert status == 200, found
+        [experiment] = [e for e in json.loads(found)["experiments"] if e["name"] == "skillopt-searchqa"]
+        status, found = call("POST", "/api/2.0/mlflow/runs/search", {"experiment_ids": [experiment["experiment_id"]]})
+        assert status == 200, found
+        [listed] = json.loads(found)["runs"]
+        assert listed["info"]["run_name"] == "ui-run" and listed["info"]["status"] == "FINISHED"
+        metrics = {m["key"]: m["value"] for m in listed["data"]["metrics"]}
+        assert metrics["current_score"] == steps_of(out)[-1]["current_score"]
+        status, page = call("GET", "/")
+        assert status == 200 and "<title>MLflow</title>" in page  # the web app, not only the API
+    finally:
+        os.killpg(server.pid, signal.SIGKILL)
+        server.communicate()
+
+
+def test_the_final_pick_on_a_selection_split_is_logged(run_cli, tmp_path, monkeypatch):
+    """A run that picks its final skill on a carved selection split: the pick's scores are
+    metrics and its rule, split and origin are tags, as summary.json says."""
+    monkeypatch.delenv("MLFLOW_TRACKING_URI", raising=False)
+    uri = f"sqlite:///{tmp_path / 'store.db'}"
+    out = tmp_path / "picked-run"
+    result = run_cli(*run_args(out, "--set", "tracking=[mlflow]", "--set", f"observers.mlflow.tracking_uri={uri}",
+                               "--set", "evaluation.selection_split=carved", "--set", "search.select=smallest"))
+    assert result.exit_code == 0, result.output
+    pick = json.loads((out / "summary.json").read_text())["selection"]
+    client = MlflowClient(tracking_uri=uri)
+    [logged] = client.search_runs([client.get_experiment_by_name("skillopt-searchqa").experiment_id])
+    assert logged.data.tags["skillopt.selection_split"] == "selection" == pick["split"]
+    assert logged.data.tags["skillopt.selection_rule"] == "smallest"
+    assert logged.data.tags["skillopt.selection_origin"] == pick["origin"]
+    assert logged.data.metrics["selection_accuracy"] == pick["objectives"]["accuracy"]
+    assert logged.data.metrics["selection_items"] == pick["n_items"] > 0

@@ -112,3 +112,58 @@ def test_off_unless_the_run_or_the_environment_asks(run_cli, tmp_path, monkeypat
     [file] = list((tmp_path / "asked" / "wandb").glob("offline-run-*/run-*.wandb")) or [asked.output]
     [run] = [r.run for r in read_records(file) if r.WhichOneof("record_type") == "run"]
     assert run.project == "from-environment"
+
+
+def test_a_step_logged_before_a_kill_is_in_the_file_and_the_resume_adds_the_rest(tmp_path):
+    """A real ``kill -9`` of the run's process group (the run and W&B's service with it)
+    right after step 1 was logged: step 1's row is in the ``.wandb`` file, and the resumed
+    run adds the later steps without repeating it."""
+    import os
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    out = tmp_path / "killed-run"
+    command = [sys.executable, "-c", "from skillopt.cli import main; main()",
+               *run_args(out, "--set", "tracking=[wandb]", "--set", "model.options.delay_s=0.2", "--set", "env.workers=1")]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WANDB_")}
+    env["SKILLOPT_HOME"] = str(tmp_path / "home")
+    proc = subprocess.Popen(command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True)
+    memory = out / "tracking" / "wandb.json"
+    try:
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and proc.poll() is None:
+            if memory.is_file() and json.loads(memory.read_text() or "{}").get("last_step", 0) >= 1:
+                break
+            time.sleep(0.01)
+        assert proc.poll() is None, "the run ended before the test could kill it"
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)
+        proc.communicate()
+    [file] = sorted((out / "wandb").glob("offline-run-*/run-*.wandb"))
+    first = {h["step"]: h for h in json.loads((out / "history.json").read_text()) if h.get("kind", "step") == "step"}
+    rows = history_rows(read_records(file))
+    assert rows and rows[0]["_step"] == 1 and rows[0]["current_score"] == first[1]["current_score"]
+
+    resumed = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300, check=False)
+    assert resumed.returncode == 0, resumed.stderr
+    history = [h for h in json.loads((out / "history.json").read_text()) if h.get("kind", "step") == "step"]
+    files = sorted((out / "wandb").glob("offline-run-*/run-*.wandb"))
+    logged = [row["_step"] for f in files for row in history_rows(read_records(f))]
+    assert sorted(logged) == [h["step"] for h in history] == [1, 2]
+
+
+def test_the_final_pick_on_a_selection_split_is_in_the_summary(run_cli, tmp_path):
+    out = tmp_path / "picked-run"
+    result = run_cli(*run_args(out, "--set", "tracking=[wandb]", "--set", "evaluation.selection_split=carved",
+                               "--set", "search.select=smallest"))
+    assert result.exit_code == 0, result.output
+    pick = json.loads((out / "summary.json").read_text())["selection"]
+    [file] = sorted((out / "wandb").glob("offline-run-*/run-*.wandb"))
+    final = {}
+    for r in read_records(file):
+        if r.WhichOneof("record_type") == "summary":
+            final.update({"/".join(u.nested_key) or u.key: json.loads(u.value_json) for u in r.summary.update})
+    assert final["selection_split"] == "selection" == pick["split"] and final["selection_rule"] == "smallest"
+    assert final["selection_origin"] == pick["origin"] and final["selection_accuracy"] == pick["objectives"]["accuracy"]

@@ -46,6 +46,8 @@ def sample_value(param):
         return "20250915-031700"
     if param.name == "source":
         return ["claude-code", "codex"]
+    if param.name == "skills":
+        return ["release", "testing"]
     if param.name == "roots":
         return {"codex": "/data/codex-home"}
     if param.name == "to":

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 import typer.main
+import yaml
 from skillopt_mcp.catalog import TOOL_NAMES, catalog
 
 PLUGINS = Path(__file__).resolve().parents[2]
@@ -79,6 +80,8 @@ def test_every_json_and_toml_file_parses():
         "copilot/.vscode/mcp.json",
         "copilot/copilot-cli/mcp-config.json",
         "cursor/.cursor/mcp.json",
+        "devin/.devin/config.json",
+        "dsh/package.json",
         "mcp-server/pyproject.toml",
     } <= names
     for path in found:
@@ -87,13 +90,25 @@ def test_every_json_and_toml_file_parses():
             tomllib.loads(text)
         else:
             json.loads(text)
+    assert [str(p.relative_to(PLUGINS)) for p in config_files(".yml")] == ["dsh/cordis.patch.yml"]
+    for path in config_files(".yml"):
+        yaml.safe_load(path.read_text(encoding="utf-8"))
+
+
+def _dsh_rows() -> list[dict]:
+    """The plugin rows the dsh bundle's patch inserts."""
+    patch = yaml.safe_load((PLUGINS / "dsh/cordis.patch.yml").read_text(encoding="utf-8"))
+    return [row for step in patch for row in step["insert"]]
 
 
 def _server_entries() -> list[tuple[str, dict]]:
     """(file, server entry) for every MCP registration of the skillopt server."""
     load = lambda rel: json.loads((PLUGINS / rel).read_text(encoding="utf-8"))  # noqa: E731
     codex = tomllib.loads((PLUGINS / "codex/config.toml").read_text(encoding="utf-8"))
+    (dsh,) = [row["config"] for row in _dsh_rows() if row["name"] == "@deepseek-ai/dsh-mcp-client"]
     return [
+        ("devin/.devin/config.json", load("devin/.devin/config.json")["mcpServers"]["skillopt"]),
+        ("dsh/cordis.patch.yml", dsh),
         ("claude-code/.mcp.json", load("claude-code/.mcp.json")["skillopt"]),
         ("copilot/.vscode/mcp.json", load("copilot/.vscode/mcp.json")["servers"]["skillopt"]),
         ("copilot/copilot-cli/mcp-config.json", load("copilot/copilot-cli/mcp-config.json")["mcpServers"]["skillopt"]),
@@ -118,6 +133,28 @@ def test_every_registration_starts_this_server_and_lists_real_tools():
     assert codex["tool_timeout_sec"] >= catalog()["sleep_run"].timeout, "Codex must wait as long as a night may run"
     assert set(codex) <= {"command", "args", "env", "env_vars", "cwd", "startup_timeout_sec", "tool_timeout_sec",
                           "enabled", "enabled_tools", "disabled_tools"}
+
+
+def test_devin_pre_approves_only_read_only_tools():
+    config = json.loads((PLUGINS / "devin/.devin/config.json").read_text(encoding="utf-8"))
+    (server,) = config["mcpServers"]
+    allowed = config["permissions"]["allow"]
+    assert allowed, "the read-only tools are pre-approved"
+    tools = catalog()
+    for item in allowed:
+        assert item.startswith(f"mcp__{server}__"), item
+        tool = tools[item[len(f"mcp__{server}__") :]]
+        assert tool.read_only and not tool.needs_confirm, f"{item} changes files: it must ask first"
+
+
+def test_dsh_bundle_manifest_and_patch():
+    manifest = json.loads((PLUGINS / "dsh/package.json").read_text(encoding="utf-8"))
+    assert manifest["dsh"]["bundle"]["patch"] == "./cordis.patch.yml"
+    for shipped in manifest["files"]:
+        assert (PLUGINS / "dsh" / shipped).exists(), shipped
+    (row,) = _dsh_rows()
+    assert row["name"] in manifest["peerDependencies"] and row["config"]["transport"] == "stdio"
+    assert row["config"]["serverName"] == "skillopt"
 
 
 def test_claude_code_plugin_and_marketplace():
@@ -158,7 +195,13 @@ def test_claude_code_commands_allow_only_real_tools():
 def test_rules_and_skills_frontmatter():
     rule = frontmatter(PLUGINS / "cursor/.cursor/rules/skillopt-sleep.mdc")
     assert rule["description"] and rule["alwaysApply"] in ("true", "false") and "globs" in rule
-    for skill in (PLUGINS / "openclaw/skillopt-sleep/SKILL.md", PLUGINS / "codex/skills/skillopt-sleep/SKILL.md"):
+    skills = (
+        PLUGINS / "openclaw/skillopt-sleep/SKILL.md",
+        PLUGINS / "codex/skills/skillopt-sleep/SKILL.md",
+        PLUGINS / "devin/.devin/skills/skillopt-sleep/SKILL.md",
+        PLUGINS / "dsh/skills/skillopt-sleep/SKILL.md",
+    )
+    for skill in skills:
         fields = frontmatter(skill)
         assert fields["name"] == skill.parent.name and len(fields["description"]) > 40
     metadata = json.loads(frontmatter(PLUGINS / "openclaw/skillopt-sleep/SKILL.md")["metadata"])
@@ -173,13 +216,13 @@ CODE = re.compile(r"```[^\n]*\n(.*?)```|`([^`\n]+)`", re.DOTALL)
 def code_spans(path: Path, text: str) -> list[str]:
     """Where a command can be: code blocks and inline code in markdown, the whole text
     of a JSON/TOML file (prose mentions like "what skillopt sleep learned" are skipped)."""
-    if path.suffix in (".json", ".toml"):
+    if path.suffix in (".json", ".toml", ".yml"):
         return [text]
     return [block or inline for block, inline in CODE.findall(text)]
 
 
 @pytest.mark.parametrize(
-    "path", config_files(".md", ".mdc", ".json", ".toml"), ids=lambda p: str(p.relative_to(PLUGINS))
+    "path", config_files(".md", ".mdc", ".json", ".toml", ".yml"), ids=lambda p: str(p.relative_to(PLUGINS))
 )
 def test_files_mention_only_real_tools_commands_and_flags(path):
     text = path.read_text(encoding="utf-8")
@@ -211,7 +254,7 @@ def test_overview_documents_every_tool():
     for name in TOOL_NAMES:
         assert f"`{name}`" in overview and f"`{name}`" in server_readme, name
     assert set(TOOL_NAMES) == set(catalog())
-    for folder in ("claude-code", "codex", "copilot", "cursor", "openclaw", "mcp-server"):
+    for folder in ("claude-code", "codex", "copilot", "cursor", "devin", "dsh", "openclaw", "mcp-server"):
         assert f"({folder}/)" in overview and (PLUGINS / folder / "README.md").is_file(), folder
 
 

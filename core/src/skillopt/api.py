@@ -49,6 +49,8 @@ _GROUPS: dict[str, dict[str, str]] = {
         "register_secret": "skillopt.redact:register_secret",
         "get_key": "skillopt.keys:get_key",
         "stored_keys": "skillopt.keys:stored_keys",
+        "role_env_family": "skillopt.config.environ:role_family",
+        "env_lookup": "skillopt.config.environ:lookup",
     },
     "Gates": {
         "Gate": "skillopt.gates:Gate",
@@ -69,6 +71,7 @@ _GROUPS: dict[str, dict[str, str]] = {
     "Search strategies": {
         "Strategy": "skillopt.strategies:Strategy",
         "PoolMember": "skillopt.strategies:PoolMember",
+        "Sampler": "skillopt.strategies:Sampler",
     },
     "Folder skills": {
         "SkillFolder": "skillopt.skillfolder:SkillFolder",
@@ -103,6 +106,8 @@ _GROUPS: dict[str, dict[str, str]] = {
         "SeedRun": "skillopt.results:SeedRun",
         "step_metrics": "skillopt.engine.tracking:step_metrics",
         "summary_metrics": "skillopt.engine.tracking:summary_metrics",
+        "summary_tags": "skillopt.engine.tracking:summary_tags",
+        "FinalPick": "skillopt.results:FinalPick",
         "flat_params": "skillopt.engine.tracking:flat_params",
         "tracker_memory": "skillopt.engine.tracking:tracker_memory",
         "remember": "skillopt.engine.tracking:remember",

@@ -31,7 +31,9 @@ FILES = """## Files of a run directory
 `StepRecord` with `"kind": "step"` per finished step, and `{"kind": "config_change", ...}`
 (a `ConfigChange`: `after_step`, `changes`) when a run was resumed with `--force-config`.
 `steps/step_NNNN/` holds one folder per stage (`rollout`, `reflect`, `merge`, `select`,
-`apply`, `gate`) and `step_record.json`; `skills/skill_vNNNN.md` every skill version;
+`apply`, `gate`) and `step_record.json` (a step of several proposals keeps its merges,
+rankings and applications under `proposals/gN/` and `proposals/pN/`, and its race in
+`race/`); `selection/` the final pick, when one was made; `skills/skill_vNNNN.md` every skill version;
 `best_skill.md` the best one; `usage.jsonl` one line per provider call; `config.json` the
 resolved config, secrets redacted.
 """

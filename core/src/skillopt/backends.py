@@ -48,6 +48,9 @@ class Backend(abc.ABC):
     default_model: ClassVar[str] = ""
     #: env vars whose presence means "this provider is configured" (auto selection)
     credential_env_vars: ClassVar[tuple[str, ...]] = ()
+    #: the keys-file entry this backend reads its key from (``skillopt keys set NAME``);
+    #: '' = it reads no stored key. ``keys set`` accepts only names some backend declares.
+    key_name: ClassVar[str] = ""
     #: place in ``model.backend = "auto"`` selection (lower first; None = never chosen
     #: automatically): the first backend whose :meth:`configured` is true wins
     auto_priority: ClassVar[int | None] = None
@@ -74,6 +77,16 @@ class Backend(abc.ABC):
         """True when credentials for this backend are present in the environment."""
         return any(os.environ.get(var) for var in cls.credential_env_vars)
 
+    @classmethod
+    def env_vars(cls, role: str, options: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+        """The environment variables that fill this role's settings the config leaves
+        unset: ``{field: (names, most specific first)}``, a field being a
+        :class:`BackendSettings` field (``base_url``, ``model``, ``api_key``,
+        ``temperature``, ``timeout_s``, ``max_tokens`` …) or ``options.NAME``. The core
+        applies them in the order of :mod:`skillopt.config.environ` (config > role
+        variable > shared variable > ``.env``)."""
+        return {}
+
     @abc.abstractmethod
     def complete(self, request: CompletionRequest) -> Completion:
         """Run one request. Raise :class:`~skillopt.errors.BackendError` subclasses."""
@@ -82,6 +95,13 @@ class Backend(abc.ABC):
         """What distinguishes this backend's answers (the cache key); never secrets."""
         s = self.settings
         return {"backend": self.name, "model": s.model, "base_url": s.base_url, "api_version": s.api_version}
+
+    def pipeline_check_note(self, env: str) -> str:
+        """'' for a model that can learn a task; for one that only checks the pipeline (the
+        embedded SmolLM2-135M is too small to learn any benchmark), a sentence saying so and
+        naming the command that trains ``env`` with a real model. A training run prints it
+        as its first and last lines, so a lift of +0.000 reads as expected, not as a fault."""
+        return ""
 
     def list_price(self, usage: Usage) -> float | None:
         """USD this usage would cost at the model's list price, or None when unknown.

@@ -101,8 +101,9 @@ class Env(abc.ABC):
     #: what the bundled sample is, for the data line a run prints
     sample_description: ClassVar[str] = "bundled sample"
     #: ``env:`` keys of microsoft/SkillOpt's YAML configs that this env reads under another
-    #: name (the value) or does without (None); see ``docs/upstream-configs.md``
-    upstream_keys: ClassVar[dict[str, str | None]] = {}
+    #: name (the value), does without (None), or does without at these values only (a
+    #: tuple; another value is refused by name); see ``docs/upstream-configs.md``
+    upstream_keys: ClassVar[dict[str, str | tuple | None]] = {}
 
     def __init__(self, config: EnvConfig | None = None):
         """``config``: the ``[env]`` section (an instance of ``Config``); None = its defaults."""

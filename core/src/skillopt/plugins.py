@@ -205,7 +205,9 @@ def _stderr_warning(message: str, details: str = "") -> None:
     try:
         from rich.console import Console
 
-        Console(stderr=True).print(f"[yellow]warning:[/yellow] {message}", markup=True, highlight=False)
+        from skillopt.richtext import literal, styled
+
+        Console(stderr=True).print(styled("[yellow]warning:[/yellow] ") + literal(message), highlight=False)
     except Exception:  # noqa: BLE001
         sys.stderr.write(f"warning: {message}\n")
     if os.environ.get("SKILLOPT_DEBUG"):

@@ -130,6 +130,9 @@ class Completion:
     finish_reason: str = "stop"
     #: served from the call cache, not the provider (set by the client)
     cached: bool = False
+    #: an agent's steps before its reply (tool calls and their results, clipped), for backends that run an
+    #: agent (agent CLIs in agent mode); the engine puts them into the rollout's trajectory for reflection
+    trace: tuple[Turn, ...] = attrs.field(default=(), metadata=_NEW_FIELD)
 
 
 # --------------------------------------------------------------------------- tasks
@@ -534,6 +537,12 @@ class StepRecord:
     calls: int = 0
     #: USD the step spent (calls without a known price count 0)
     cost_usd: float = 0.0
+    #: calls the call cache answered (a resumed or repeated step): no request sent, nothing paid
+    cached_calls: int = 0
+    #: tokens those cached calls cost when first paid for (what the cache saved)
+    cached_tokens: int = 0
+    #: USD those cached calls cost when first paid for (what the cache saved)
+    cached_cost_usd: float = 0.0
     #: seconds per stage in this session: ``rollout_s``, ``reflect_s``, ``merge_s``, ``select_s``, ``apply_s``, ``gate_s``
     #: (stages the step reached)
     timing: dict[str, float] = attrs.field(factory=dict)
@@ -541,6 +550,12 @@ class StepRecord:
     wall_time_s: float = 0.0
     #: degraded paths taken (a merge or ranking fallback, a candidate over the length limit ...)
     notes: tuple[str, ...] = ()
+    #: proposals the step made (``search.proposals``; 1 = one candidate, the paper's)
+    proposals: int = 1
+    #: distinct candidates raced on val before the gate (0 = no race)
+    raced: int = 0
+    #: the proposal whose candidate went to the gate (the race's winner; 0 with one proposal)
+    race_winner: int = 0
 
 
 # --------------------------------------------------------------------------- sleep sessions

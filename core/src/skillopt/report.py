@@ -11,8 +11,9 @@ import sys
 import threading
 from collections.abc import Callable
 
-#: ``(message, level)``; level is ``info``, ``warning`` or ``error``. Messages may use
-#: rich markup (``[bold]…[/bold]``); a plain reporter should strip it.
+#: ``(message, level)``; level is ``info``, ``warning`` or ``error``. Messages may use the
+#: style tags of :data:`skillopt.richtext.STYLES` (``[bold]…[/bold]``); every other bracket
+#: is text. A plain reporter strips the tags with :func:`skillopt.richtext.plain`.
 Reporter = Callable[[str, str], None]
 
 _lock = threading.Lock()
@@ -21,15 +22,16 @@ _reporter: Reporter | None = None
 
 def _stderr(message: str, level: str) -> None:
     from skillopt.redact import redact_text
+    from skillopt.richtext import plain, styled
 
     message = redact_text(message)
     prefix = {"warning": "[yellow]warning:[/yellow] ", "error": "[bold red]error:[/bold red] "}.get(level, "")
     try:
         from rich.console import Console
 
-        Console(stderr=True, highlight=False).print(prefix + message, markup=True, soft_wrap=True)
+        Console(stderr=True, highlight=False).print(styled(prefix) + styled(message), soft_wrap=True)
     except Exception:  # noqa: BLE001 - reporting must never break the caller
-        sys.stderr.write(f"{level}: {message}\n" if prefix else message + "\n")
+        sys.stderr.write(f"{level}: {plain(message)}\n" if prefix else plain(message) + "\n")
 
 
 def set_reporter(reporter: Reporter | None) -> Reporter | None:
@@ -41,7 +43,9 @@ def set_reporter(reporter: Reporter | None) -> Reporter | None:
 
 
 def say(message: str, *, level: str = "info") -> None:
-    """Tell the person running SkillOpt something (stderr; never stdout). Secrets are masked."""
+    """Tell the person running SkillOpt something (stderr; never stdout). Secrets are masked.
+    Style tags (``[bold]``, ``[yellow]``, ``[red]``, ``[green]``, ``[dim]``, ``[italic]``)
+    render; every other bracket prints as written (``pip install 'pkg[extra]'``)."""
     (_reporter or _stderr)(message, level)
 
 

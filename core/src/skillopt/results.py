@@ -13,9 +13,10 @@ from typing import Any
 import attrs
 
 from skillopt.calls.ledger import LedgerTotals
+from skillopt.legacy import MappingReads
 from skillopt.records import StepAction
 
-__all__ = ["EXIT_CODES", "ConfigChange", "GateInfo", "Lift", "RunStatus", "RunSummary", "SeedRun", "SeedsSummary", "SplitScore", "StepAction",
+__all__ = ["EXIT_CODES", "ConfigChange", "FinalPick", "GateInfo", "Lift", "RunStatus", "RunSummary", "SeedRun", "SeedsSummary", "SplitScore", "StepAction",
            "ValSummary"]
 
 
@@ -60,7 +61,7 @@ class ConfigChange:
 
 
 @attrs.frozen(kw_only=True)
-class SplitScore:
+class SplitScore(MappingReads):
     """One skill's evaluation on a split, with the per-task-type breakdown."""
 
     #: mean hard score over the scored items
@@ -100,7 +101,7 @@ class Lift:
 
 
 @attrs.frozen(kw_only=True)
-class ValSummary:
+class ValSummary(MappingReads):
     """The val split's scores in ``summary.json`` (gate scores on the gate's metric)."""
 
     #: val items the gate uses (after ``evaluation.sel_env_num``)
@@ -119,7 +120,7 @@ class ValSummary:
 
 
 @attrs.frozen(kw_only=True)
-class GateInfo:
+class GateInfo(MappingReads):
     """Which gate decided the run's steps, on which metric."""
 
     #: the gate plugin (``evaluation.gate``)
@@ -131,8 +132,35 @@ class GateInfo:
 
 
 @attrs.frozen(kw_only=True)
-class RunSummary:
-    """``summary.json``: how a run ended and what it produced."""
+class FinalPick:
+    """How the final (best) skill was picked among the skills the search kept
+    (``search.select``, ``evaluation.selection_split``)."""
+
+    #: ``best``, ``smallest`` or ``weighted`` (``search.select``)
+    rule: str
+    #: ``selection``: a split no gate decision used; ``val``: the gate's own items (no selection split)
+    split: str
+    #: items of that split
+    n_items: int
+    #: kept skills it chose among
+    finalists: int
+    #: kept skills on the front of ``search.objectives``
+    on_front: int
+    #: the picked skill's origin (``step_NNNN`` …)
+    origin: str
+    #: its objectives on ``split`` (``accuracy``, ``skill_tokens``, ``rollout_tokens``)
+    objectives: dict[str, float]
+    #: its val gate score, as the gate measured it
+    val_score: float
+    #: why it was picked, one line
+    reason: str = ""
+
+
+@attrs.frozen(kw_only=True)
+class RunSummary(MappingReads):
+    """``summary.json``: how a run ended and what it produced. (It replaced the dict the
+    first release handed observers: mapping reads still work, with a DeprecationWarning
+    naming the attribute; so do ``val``, ``gate``, ``test`` entries and ``usage``.)"""
 
     #: ``skillopt-core-VERSION`` that wrote the summary
     version: str
@@ -192,6 +220,10 @@ class RunSummary:
     config: dict[str, Any] = attrs.field(factory=dict)
     #: local time the summary was written, ``%Y-%m-%dT%H:%M:%S%z``
     finished_at: str = ""
+    #: the run directory's layout (docs/run-layout.md says what moved between layouts)
+    run_layout: int = 2
+    #: how the final skill was picked among the kept ones; None when the best gate score simply won
+    selection: FinalPick | None = None
 
     @property
     def exit_code(self) -> int:

@@ -69,7 +69,8 @@ class AnthropicBackend(Backend):
     name = "anthropic"
     summary = "Anthropic Messages API via the anthropic SDK (ANTHROPIC_API_KEY)"
     default_model = "claude-sonnet-5-5"
-    key_spec = KeySpec(name="anthropic", env_vars=("ANTHROPIC_API_KEY",))
+    key_name = "anthropic"
+    key_spec = KeySpec(name=key_name, env_vars=("ANTHROPIC_API_KEY",))
     credential_env_vars = ("ANTHROPIC_API_KEY",)
     auto_priority = 30
     auto_reason = "Anthropic key found"

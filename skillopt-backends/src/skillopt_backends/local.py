@@ -274,6 +274,15 @@ class LocalBackend(Backend):
     def list_price(self, usage) -> float:
         return 0.0  # runs on this machine
 
+    def pipeline_check_note(self, env: str) -> str:
+        """The bundled SmolLM2-135M runs every stage, but is far too small to learn a
+        benchmark: say so, and how to train with a real model (another GGUF says nothing)."""
+        if self.path != bundled_gguf():
+            return ""
+        return (f"the embedded {DEFAULT_MODEL} only checks that the pipeline runs end to end: it is too small to learn "
+                f"this task, so expect a lift of +0.000. To train with a real model: "
+                f"OPENAI_API_KEY=<your key> skillopt run --env {env} --backend openai")
+
     def identity(self) -> dict:
         stat = self.path.stat()
         data = {"backend": self.name, "model": self.path.name, "size": stat.st_size, "n_ctx": self.n_ctx}

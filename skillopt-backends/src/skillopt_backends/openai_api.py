@@ -26,7 +26,8 @@ class OpenAIBackend(OpenAIChatBackend):
     name = "openai"
     summary = "OpenAI Chat Completions via the openai SDK (OPENAI_API_KEY)"
     default_model = "gpt-5.4-mini"
-    key_spec = KeySpec(name="openai", env_vars=("OPENAI_API_KEY",))
+    key_name = "openai"
+    key_spec = KeySpec(name=key_name, env_vars=("OPENAI_API_KEY",))
     credential_env_vars = ("OPENAI_API_KEY",)
     auto_priority = 10
     auto_reason = "OpenAI key found"

@@ -52,6 +52,8 @@ class OpenAIChatBackend(Backend):
             role_path=f"model.{settings.role}",
             assume_reasoning_by_name=self.reasoning_by_name,
         )
+        #: extra top-level request fields (``options.extra_body``, a provider's switches)
+        self.extra_body: dict[str, Any] = self._extra_body()
         self._client: Any = None
         self._client_lock = threading.Lock()
         self._calls = InflightCalls(self.name)
@@ -78,6 +80,12 @@ class OpenAIChatBackend(Backend):
         """USD for one answer; None when unknown."""
         return None
 
+    def _extra_body(self) -> dict[str, Any]:
+        """``options.extra_body``, sent as extra request fields (see :mod:`skillopt_backends.providers`)."""
+        from skillopt_backends.providers import extra_body
+
+        return extra_body("", dict(self.settings.options), self.model_name, self.settings.role)
+
     def list_price(self, usage: Usage) -> float | None:
         return self.price(self.model_name, usage)
 
@@ -90,6 +98,7 @@ class OpenAIChatBackend(Backend):
             "base_url": display_url(self.endpoint()),
             "api_version": self.settings.api_version,
             "wire": self.caps.as_dict(),
+            **({"extra_body": self.extra_body} if self.extra_body else {}),
         }
 
     def complete(self, request: CompletionRequest) -> Completion:
@@ -135,6 +144,8 @@ class OpenAIChatBackend(Backend):
             kwargs["seed"] = request.seed
         if request.stop:
             kwargs["stop"] = list(request.stop)
+        if self.extra_body:
+            kwargs["extra_body"] = self.extra_body
         if schema is not None:
             if caps.structured == "json_schema":
                 kwargs["response_format"] = {

@@ -3,7 +3,9 @@ llama.cpp server, LM Studio, gateways), each role with its own base URL, key and
 
 The key is optional (local servers need none) and is looked up only under this
 backend's own names, never ``OPENAI_API_KEY``: an OpenAI key must not be sent to an
-arbitrary host. Servers differ in structured-output support, so
+arbitrary host. Settings the config leaves unset come from upstream's variables
+(``TARGET_OPENAI_COMPATIBLE_MODEL``, then ``OPENAI_COMPATIBLE_MODEL``, …;
+``QWEN_CHAT_*`` / ``MINIMAX_*`` with ``options.provider``: :mod:`skillopt_backends.providers`). Servers differ in structured-output support, so
 ``options.structured`` picks ``json_schema`` (default), ``json_object`` or ``none``.
 With no model named, the server's ``/models`` list is asked and a single served model
 is used.
@@ -45,7 +47,8 @@ class OpenAICompatibleBackend(OpenAIChatBackend):
     name = "openai-compatible"
     summary = "any OpenAI-compatible server (vLLM, Ollama, llama.cpp server, LM Studio) by --base-url"
     default_model = ""
-    key_spec = KeySpec(name="openai-compatible", env_vars=("OPENAI_COMPATIBLE_API_KEY",))
+    key_name = "openai-compatible"
+    key_spec = KeySpec(name=key_name, env_vars=("OPENAI_COMPATIBLE_API_KEY",))
     reasoning_by_name = False
     auto_priority = 40
     auto_reason = f"{BASE_URL_ENV} is set"
@@ -54,12 +57,39 @@ class OpenAICompatibleBackend(OpenAIChatBackend):
     def configured(cls) -> bool:
         return bool(os.environ.get(BASE_URL_ENV))
 
+    @classmethod
+    def env_vars(cls, role: str, options: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+        from skillopt_backends.providers import env_family
+
+        return env_family(role, options)
+
+    def __init__(self, settings):
+        from skillopt_backends.providers import _flag, provider_of
+
+        self.provider = provider_of(dict(settings.options), settings.role)
+        use_mct = settings.options.get("use_max_completion_tokens")
+        if self.provider == "qwen" and use_mct not in (None, "") and _flag(use_mct, "use_max_completion_tokens"):
+            import attrs
+
+            settings = attrs.evolve(settings, options={**settings.options, "max_tokens_param": "max_completion_tokens"})
+        super().__init__(settings)
+
+    def _extra_body(self) -> dict[str, Any]:
+        from skillopt_backends.providers import extra_body
+
+        return extra_body(self.provider, dict(self.settings.options), self.model_name, self.settings.role)
+
     def _resolve_key(self) -> ResolvedKey | None:
         return find_key(self.settings, self.key_spec)
 
     def endpoint(self) -> str:
-        url = (self.settings.base_url or os.environ.get(BASE_URL_ENV, "")).strip().rstrip("/")
+        provider = getattr(self, "provider", "")
+        url = (self.settings.base_url or ("" if provider else os.environ.get(BASE_URL_ENV, ""))).strip().rstrip("/")
         role = self.settings.role
+        if not url and provider:
+            from skillopt_backends.providers import QWEN_DEFAULT_URL, minimax_base_url
+
+            url = minimax_base_url(dict(self.settings.options), role) if provider == "minimax" else QWEN_DEFAULT_URL
         if not url:
             raise ConfigError(
                 f"openai-compatible ({role}) needs the server's base URL: --base-url http://HOST:PORT/v1, "
@@ -77,6 +107,10 @@ class OpenAICompatibleBackend(OpenAIChatBackend):
     def _resolve_model(self) -> str:
         if self.settings.model:
             return self.settings.model
+        if self.provider == "minimax":
+            from skillopt_backends.providers import MINIMAX_DEFAULT_MODEL
+
+            return MINIMAX_DEFAULT_MODEL
         return self._discover_model()
 
     def _discover_model(self) -> str:

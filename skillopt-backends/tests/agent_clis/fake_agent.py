@@ -1,10 +1,14 @@
-"""A stand-in for the Claude Code, Codex and Cursor agent CLIs in headless mode.
+"""A stand-in for the Claude Code, Codex, Cursor, Copilot, OpenCode and pi agent CLIs in headless mode.
 
 It stands for the *CLI program*, not for our code: it parses its command line the way
 the real CLI does (an option it does not list in ``--help`` is an error, as with the
 real ones), reads the prompt from stdin, and prints the real output formats — Claude
 Code's ``--output-format json`` result object, Codex's ``exec --json`` event lines,
-Cursor's result object — including the way each reports failures. Tests script it
+Cursor's result object, OpenCode's ``run --format json`` events (``text``,
+``step_finish`` with tokens and cost, ``error``), pi's ``--mode json`` events
+(``message_end`` with the assistant message, its usage and stop reason) — including the
+way each reports failures. OpenCode's system text is the prompt of the agent its
+``opencode.json`` defines, as the real CLI reads it. Tests script it
 through files in a state directory, and it records every invocation there.
 
 Invoked as ``fake_agent.py FLAVOR STATE_DIR <the CLI's own arguments>``.
@@ -20,14 +24,16 @@ import sys
 import time
 from pathlib import Path
 
-VERSIONS = {"claude": "2.0.31 (Claude Code)", "codex": "codex-cli 0.58.0", "cursor": "2025.11.25-4a1c0f2", "copilot": "1.0.36"}
-MODELS = {"claude": "claude-sonnet-4-5-20250929", "codex": "gpt-5-codex", "cursor": "auto", "copilot": "claude-sonnet-4.5"}
+VERSIONS = {"claude": "2.0.31 (Claude Code)", "codex": "codex-cli 0.58.0", "cursor": "2025.11.25-4a1c0f2", "copilot": "1.0.36",
+            "opencode": "1.0.134", "pi": "0.45.7"}
+MODELS = {"claude": "claude-sonnet-4-5-20250929", "codex": "gpt-5-codex", "cursor": "auto", "copilot": "claude-sonnet-4.5",
+          "opencode": "anthropic/claude-sonnet-4-5", "pi": "claude-sonnet-4-5"}
 # option -> takes a value?
 OPTIONS = {
     "claude": {
         "-p": False, "--print": False, "--output-format": True, "--model": True, "--system-prompt": True,
         "--system-prompt-file": True, "--json-schema": True, "--tools": True, "--strict-mcp-config": False,
-        "--no-session-persistence": False, "--effort": True,
+        "--no-session-persistence": False, "--effort": True, "--verbose": False,
     },
     "codex": {
         "--json": False, "--skip-git-repo-check": False, "--ephemeral": False, "--sandbox": True, "--color": True,
@@ -40,6 +46,17 @@ OPTIONS = {
     "copilot": {
         "-p": True, "--prompt": True, "--output-format": True, "--model": True, "--stream": True,
         "--no-custom-instructions": False, "--disable-builtin-mcps": False, "--effort": True, "--allow-all-tools": False,
+        "--available-tools": True,
+    },
+    "opencode": {
+        "--format": True, "--model": True, "-m": True, "--agent": True, "--title": True, "--session": True,
+        "--continue": False, "--share": False, "--port": True,
+    },
+    "pi": {
+        "-p": False, "--print": False, "--mode": True, "--no-session": False, "--model": True, "--provider": True,
+        "--system-prompt": True, "--append-system-prompt": True, "--no-tools": False, "--tools": True,
+        "--no-skills": False, "--no-context-files": False, "--no-extensions": False, "--no-prompt-templates": False,
+        "--no-themes": False, "--thinking": True,
     },
 }
 FAILURES = {
@@ -63,6 +80,20 @@ FAILURES = {
         "overloaded": "Error: Request failed with status 503: service overloaded",
         "context": "Error: The prompt is too long for the model's context window",
         "usage_limit": "Error: You've hit your usage limit for this billing period",
+    },
+    "opencode": {
+        "auth": "AI_APICallError: 401 Unauthorized: invalid x-api-key",
+        "rate": "AI_APICallError: 429 Too Many Requests: rate_limit_error",
+        "overloaded": "AI_APICallError: 529 Overloaded: overloaded_error",
+        "context": "AI_APICallError: prompt is too long: 212000 tokens > 200000 maximum",
+        "usage_limit": "You have reached your usage limit for this billing period",
+    },
+    "pi": {
+        "auth": "401 authentication_error: invalid x-api-key",
+        "rate": "429 rate_limit_error: Number of requests has exceeded your rate limit",
+        "overloaded": "529 overloaded_error: Overloaded",
+        "context": "400 invalid_request_error: prompt is too long: 212000 tokens > 200000 maximum",
+        "usage_limit": "Your credit balance is too low: usage limit reached",
     },
     "copilot": {
         "auth": "No authentication information found. Please run /login or set COPILOT_GITHUB_TOKEN.",
@@ -100,7 +131,8 @@ def record(state: Path, entry: dict) -> None:
 def instruction_files() -> dict[str, str]:
     """What each agent reads as project instructions from its working directory."""
     found = {}
-    paths = [Path("CLAUDE.md"), Path("AGENTS.md"), Path(".github/copilot-instructions.md"), *sorted(Path(".cursor/rules").glob("*.mdc"))]
+    paths = [Path("CLAUDE.md"), Path("AGENTS.md"), Path(".github/copilot-instructions.md"), *sorted(Path(".cursor/rules").glob("*.mdc")),
+             Path("opencode.json")]
     for path in paths:
         if path.is_file():
             found[str(path)] = path.read_text()
@@ -133,6 +165,14 @@ def parse(flavor: str, args: list[str], state: Path) -> dict:
     i = 0
     while i < len(args):
         arg = args[i]
+        if arg.startswith("--") and "=" in arg:  # --option=value
+            name, _, value = arg.partition("=")
+            if name not in known or not known[name]:
+                print(f"error: unknown option '{name}'", file=sys.stderr)
+                sys.exit(2)
+            got.setdefault(name, []).append(value)
+            i += 1
+            continue
         if arg.startswith("-") and arg != "-":
             if arg not in known:
                 print(f"error: unknown option '{arg}'", file=sys.stderr)
@@ -158,8 +198,8 @@ def value_for(schema: dict, name: str = ""):
     if kind == "object" or "properties" in schema:
         props = schema.get("properties", {})
         return {k: value_for(v, k) for k, v in props.items() if k in schema.get("required", list(props))}
-    if kind == "array":
-        return []
+    if kind == "array":  # as few items as the schema allows
+        return [value_for(schema.get("items") or {}) for _ in range(int(schema.get("minItems", 0)))]
     if kind == "number":
         return 0.5
     if kind == "integer":
@@ -180,9 +220,35 @@ def schema_in(flavor: str, opts: dict, prompt: str) -> dict | None:
     return None
 
 
-def emit_success(flavor: str, text: str, data, prompt: str, opts: dict) -> None:
+def emit_tool_steps(flavor: str, tools: list[dict]) -> None:
+    """The agent's tool calls and results, in the CLI's own event format (before its reply)."""
+    for n, tool in enumerate(tools):
+        if flavor == "claude":
+            use_id = f"toolu_{n:02d}"
+            print(json.dumps({"type": "assistant", "message": {"role": "assistant", "content": [
+                {"type": "tool_use", "id": use_id, "name": tool["name"], "input": tool.get("input", {})}]}}))
+            print(json.dumps({"type": "user", "message": {"role": "user", "content": [
+                {"type": "tool_result", "tool_use_id": use_id, "content": tool.get("output", "")}]}}))
+        elif flavor == "codex":
+            print(json.dumps({"type": "item.completed", "item": {
+                "id": f"item_t{n}", "type": "command_execution", "command": tool.get("command", tool["name"]),
+                "aggregated_output": tool.get("output", ""), "exit_code": tool.get("exit_code", 0), "status": "completed"}}))
+
+
+def emit_success(flavor: str, text: str, data, prompt: str, opts: dict, tools: list | None = None) -> None:
     model = (opts.get("--model") or opts.get("-m") or [MODELS[flavor]])[-1]
     tokens_in, tokens_out = max(1, len(prompt) // 4), max(1, len(text) // 4)
+    stream = flavor == "claude" and (opts.get("--output-format") or ["json"])[-1] == "stream-json"
+    if stream:
+        if "--verbose" not in opts:
+            print("Error: When using --print, --output-format=stream-json requires --verbose", file=sys.stderr)
+            sys.exit(1)
+        print(json.dumps({"type": "system", "subtype": "init", "session_id": "9f0c6a52", "tools": ["Read", "Grep", "Glob"], "model": model}))
+        emit_tool_steps(flavor, tools or [])
+        print(json.dumps({"type": "assistant", "message": {"role": "assistant", "content": [{"type": "text", "text": text}]}}))
+    if flavor == "codex" and tools:
+        print(json.dumps({"type": "thread.started", "thread_id": "t"}))
+        emit_tool_steps(flavor, tools)
     if flavor == "claude":
         result = {
             "type": "result", "subtype": "success", "is_error": False, "duration_ms": 812, "duration_api_ms": 790,
@@ -220,6 +286,34 @@ def emit_success(flavor: str, text: str, data, prompt: str, opts: dict) -> None:
             event("assistant.turn_end", {"turnId": "0"}, 4),
             json.dumps({"type": "result", "sessionId": "5e1f", "exitCode": 0}),
         ]))
+    elif flavor == "opencode":
+        sid, msg = "ses_6783457c2ffeICANaRjenHkVxv", "msg_987cba88e001nNnKFuCUiZZqZ3"
+
+        def event(kind: str, part: dict, n: int) -> str:
+            return json.dumps({"type": kind, "timestamp": 1758919896305 + n, "sessionID": sid,
+                               "part": {"id": f"prt_{n:03d}", "messageID": msg, "sessionID": sid, **part}})
+        print("\n".join([
+            event("step_start", {"type": "step-start"}, 0),
+            event("text", {"type": "text", "text": text, "time": {"start": 1, "end": 2}}, 1),
+            event("step_finish", {"type": "step-finish", "reason": "stop", "cost": 0.0021,
+                                  "tokens": {"input": tokens_in, "output": tokens_out, "reasoning": 0, "cache": {"read": 5, "write": 0}}}, 2),
+        ]))
+    elif flavor == "pi":
+        message = {"role": "assistant", "content": [{"type": "thinking", "thinking": "answer directly"}, {"type": "text", "text": text}],
+                   "api": "anthropic-messages", "provider": "anthropic", "model": model,
+                   "usage": {"input": tokens_in, "output": tokens_out, "cacheRead": 5, "cacheWrite": 0,
+                             "totalTokens": tokens_in + tokens_out + 5, "cost": {"input": 0.001, "output": 0.002, "total": 0.003}},
+                   "stopReason": "stop", "timestamp": 1758193209000}
+        print("\n".join(json.dumps(e) for e in [
+            {"type": "session", "version": 3, "id": "9b2c4d6e", "timestamp": "2025-09-18T11:00:00.000Z", "cwd": os.getcwd()},
+            {"type": "agent_start"}, {"type": "turn_start"},
+            {"type": "message_start", "message": {"role": "user", "content": [{"type": "text", "text": prompt[:200]}]}},
+            {"type": "message_end", "message": {"role": "user", "content": [{"type": "text", "text": prompt[:200]}]}},
+            {"type": "message_start", "message": {**message, "content": []}},
+            {"type": "message_end", "message": message},
+            {"type": "turn_end", "message": message, "toolResults": []},
+            {"type": "agent_end", "messages": [message]},
+        ]))
     else:
         print(json.dumps({
             "type": "result", "subtype": "success", "is_error": False, "duration_ms": 1403, "duration_api_ms": 1403,
@@ -237,6 +331,15 @@ def emit_failure(flavor: str, kind: str) -> int:
                           "result": message, "session_id": "x", "total_cost_usd": 0, "usage": {}}))
     elif flavor == "copilot":
         print(json.dumps({"type": "session.error", "data": {"errorType": kind, "message": message}}))
+    elif flavor == "opencode":
+        print(json.dumps({"type": "step_start", "sessionID": "ses_x", "part": {"type": "step-start"}}))
+        print(json.dumps({"type": "error", "sessionID": "ses_x", "error": {"name": "APIError", "data": {"message": message}}}))
+    elif flavor == "pi":
+        failed = {"role": "assistant", "content": [], "stopReason": "error", "errorMessage": message,
+                  "usage": {"input": 0, "output": 0, "cacheRead": 0, "cacheWrite": 0, "totalTokens": 0}}
+        print(json.dumps({"type": "agent_start"}))
+        print(json.dumps({"type": "message_end", "message": failed}))
+        print(json.dumps({"type": "agent_end", "messages": [failed]}))
     elif flavor == "codex":
         print(json.dumps({"type": "thread.started", "thread_id": "t"}))
         print(json.dumps({"type": "turn.started"}))
@@ -252,12 +355,13 @@ def main() -> int:
     if args == ["--version"]:
         print(VERSIONS[flavor])
         return 0
-    if args in (["--help"], ["exec", "--help"]):
+    if args in (["--help"], ["exec", "--help"], ["run", "--help"]):
         print(help_text(flavor, state))
         return 0
-    if flavor == "codex":
-        if not args or args[0] != "exec":
-            print("error: expected the exec subcommand", file=sys.stderr)
+    sub = {"codex": "exec", "opencode": "run"}.get(flavor)
+    if sub:
+        if not args or args[0] != sub:
+            print(f"error: expected the {sub} subcommand", file=sys.stderr)
             return 2
         args = args[1:]
     opts = parse(flavor, args, state)
@@ -270,6 +374,12 @@ def main() -> int:
         system = Path(opts["--system-prompt-file"][-1]).read_text()
     elif "--system-prompt" in opts:
         system = opts["--system-prompt"][-1]
+    elif flavor == "opencode" and "--agent" in opts:  # the agent comes from the workspace's opencode.json
+        agents = json.loads(Path("opencode.json").read_text()).get("agent", {}) if Path("opencode.json").is_file() else {}
+        if opts["--agent"][-1] not in agents:
+            print(f"Error: agent \"{opts['--agent'][-1]}\" not found", file=sys.stderr)
+            return 1
+        system = agents[opts["--agent"][-1]].get("prompt", "")
     schema = schema_in(flavor, opts, system + "\n" + prompt)
     action = next_action(state)
     record(state, {
@@ -298,7 +408,7 @@ def main() -> int:
     else:
         data, text = None, f"Hello from the fake {flavor} agent."
     native = (flavor == "claude" and "--json-schema" in opts) or (flavor == "codex" and "--output-schema" in opts)
-    emit_success(flavor, text, data if (native and flavor == "claude") else None, prompt + system, opts)
+    emit_success(flavor, text, data if (native and flavor == "claude") else None, prompt + system, opts, action.get("tools"))
     return 0
 
 

@@ -59,6 +59,12 @@ class OfficeQAEnv(Env):
     Config: ClassVar[type[EnvConfig]] = OfficeQAConfig
     presets: ClassVar[dict[str, dict[str, Any]]] = PRESETS
     sample_description: ClassVar[str] = "bundled synthetic sample (its Treasury-Bulletin-style documents too)"
+    #: upstream's web-search variant: its settings are read only in ``search_mode: online``, which is not offered here
+    upstream_keys: ClassVar[dict[str, str | tuple | None]] = {
+        "search_mode": ("offline",),
+        **dict.fromkeys(("max_queries_per_turn", "search_api_url", "search_auth_env", "search_provider",
+                         "search_max_num_results", "search_timeout_seconds")),
+    }
     config: OfficeQAConfig
 
     def __init__(self, config: OfficeQAConfig | None = None):

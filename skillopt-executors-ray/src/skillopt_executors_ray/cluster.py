@@ -3,6 +3,14 @@
 A missing ``ray`` or an unreachable address is a configuration problem the user fixes
 in one step, so each becomes a :class:`~skillopt.api.ConfigError` naming the package to
 install or the address that did not answer, instead of Ray's own traceback.
+
+An empty address starts a Ray of the run's own (``ray.init(address="local")``), even when
+another Ray runs on the machine: a plain ``ray.init()`` joins the cluster ``ray start`` (or
+a test's cluster) last wrote to ``/tmp/ray/ray_current_cluster`` (or ``RAY_ADDRESS``), which
+refuses the run's ``num_cpus``, or a dead one. A Ray Client address (``ray://``) to a
+cluster with token authentication needs the driver in token mode: when a token is there
+(``RAY_AUTH_TOKEN``, ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``) and ``RAY_AUTH_MODE``
+is unset, token mode is switched on for this process, as Ray does for a GCS address.
 """
 
 from __future__ import annotations
@@ -57,26 +65,66 @@ def check_reachable(address: str) -> None:
 
 
 def connect(address: str, *, local_cpus: int = 0) -> bool:
-    """Join the cluster at ``address`` ('' = start a local one). Returns True when this
-    call connected (its caller disconnects), False when Ray was already initialised in
-    this process (an embedding application's)."""
+    """Join the cluster at ``address`` ('' = start a Ray of this run's own). Returns True
+    when this call connected (its caller disconnects), False when Ray was already
+    initialised in this process (an embedding application's)."""
     ray = import_ray()
     if ray.is_initialized():
         return False
     check_reachable(address)
     options: dict[str, Any] = {"logging_level": logging.WARNING, "log_to_driver": False, "configure_logging": True}
+    token = ""
     if address:
         options["address"] = address
+        if address.startswith("ray://"):
+            token = client_token_mode()
     else:
-        options.update(include_dashboard=False, num_cpus=local_cpus or os.cpu_count() or 1)
+        # "local": a new Ray even when RAY_ADDRESS or a running cluster would be joined
+        options.update(address="local", include_dashboard=False, num_cpus=local_cpus or os.cpu_count() or 1)
     try:
         ray.init(**options)
     except (ConnectionError, TimeoutError, RuntimeError, ValueError) as exc:
         lines = [line.strip() for line in str(exc).splitlines() if line.strip()] or [type(exc).__name__]
         first = lines[0] + (f" {lines[-1]}" if lines[0].endswith(":") and len(lines) > 1 else "")  # Ray's reason is often last
-        where = f"engine.ray_address={address!r}" if address else "a local Ray (engine.ray_address='')"
-        raise ConfigError(f"cannot reach the Ray cluster at {where}: {first}") from None
+        if not address:
+            raise ConfigError(f"could not start a local Ray (engine.ray_address=''): {first}") from None
+        hint = ""
+        if address.startswith("ray://"):
+            hint = ("; if the cluster uses token authentication, give the driver its token (RAY_AUTH_TOKEN or "
+                    "~/.ray/auth_token) and set RAY_AUTH_MODE=token" if not token else
+                    f"; the driver sent the cluster token from {token} (RAY_AUTH_MODE=token): check that it is this cluster's")
+        raise ConfigError(f"cannot reach the Ray cluster at engine.ray_address={address!r}: {first}{hint}") from None
     return True
+
+
+def client_token_mode() -> str:
+    """Switch this process to Ray's token mode when a token is there and ``RAY_AUTH_MODE``
+    is unset (a Ray Client connection otherwise sends no token, and a token cluster lets it
+    time out). Returns where the token comes from ('' = none, or the mode was set)."""
+    mode = os.environ.get("RAY_AUTH_MODE")
+    where = token_source()
+    if mode is not None:
+        return where if mode.lower() == "token" else ""
+    if not where:
+        return ""
+    try:
+        from ray._private.authentication.authentication_token_setup import maybe_enable_token_auth_if_token_available
+    except ImportError:  # a Ray without token authentication
+        return ""
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+    return where
+
+
+def token_source() -> str:
+    """Where Ray would read a cluster token from: the variable or file that holds one, or ''."""
+    from pathlib import Path
+
+    if os.environ.get("RAY_AUTH_TOKEN"):
+        return "RAY_AUTH_TOKEN"
+    for name, path in (("RAY_AUTH_TOKEN_PATH", os.environ.get("RAY_AUTH_TOKEN_PATH")), ("~/.ray/auth_token", "~/.ray/auth_token")):
+        if path and Path(path).expanduser().is_file():
+            return name
+    return ""
 
 
 def disconnect() -> None:

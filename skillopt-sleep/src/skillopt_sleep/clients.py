@@ -64,13 +64,34 @@ def call_timeout(backend_cls, options: dict, given: float | None) -> float:
     return ModelConfig().timeout_s
 
 
+def upstream_compat_settings(backend_opts: dict) -> tuple[dict, int | None]:
+    """Upstream Sleep's compatible-endpoint controls: SKILLOPT_SLEEP_CHAT_EXTRA_BODY (JSON request
+    fields; ``--backend-option extra_body=…`` wins) and SKILLOPT_SLEEP_COMPAT_MAX_TOKENS (the reply cap)."""
+    import json
+    import os
+
+    from skillopt.api import ConfigError
+
+    extra = os.environ.get("SKILLOPT_SLEEP_CHAT_EXTRA_BODY", "").strip()
+    if extra and "extra_body" not in backend_opts:
+        try:
+            backend_opts = {**backend_opts, "extra_body": json.loads(extra)}
+        except json.JSONDecodeError as exc:
+            raise ConfigError(f"SKILLOPT_SLEEP_CHAT_EXTRA_BODY is not a JSON object ({exc.msg})") from None
+    cap = os.environ.get("SKILLOPT_SLEEP_COMPAT_MAX_TOKENS", "").strip()
+    if cap and not cap.isdigit():
+        raise ConfigError(f"SKILLOPT_SLEEP_COMPAT_MAX_TOKENS={cap!r} is not a whole number of tokens")
+    return backend_opts, int(cap) if cap else None
+
+
 def run_config(opts: SleepOptions) -> RunConfig:
-    backend_opts = dict(opts.backend_options)
+    backend_opts, max_tokens = upstream_compat_settings(dict(opts.backend_options))
     model = ModelConfig(
         backend=opts.backend or "auto",
         model=opts.model,
-        optimizer=RoleConfig(backend=opts.optimizer_backend, model=opts.optimizer_model, options=backend_opts),
-        target=RoleConfig(options=backend_opts),
+        optimizer=RoleConfig(backend=opts.optimizer_backend, model=opts.optimizer_model, options=backend_opts,
+                             max_tokens=max_tokens),
+        target=RoleConfig(options=backend_opts, max_tokens=max_tokens),
         cache="read-write" if opts.use_cache else "off",
     )
     cfg = RunConfig(model=model)

@@ -42,6 +42,9 @@ def run_night(
         from skillopt.api import ConfigError
 
         raise ConfigError(f"--project: {project} is not a directory")
+    from skillopt_sleep import prompts
+
+    prompts.overrides()  # a broken prompt file stops the night here, with one line, not mid-replay
     if clients is None:
         from skillopt_sleep.stage.layout import sleep_dir
 
@@ -62,10 +65,10 @@ def run_night(
     if backend is not None and backend.dir.is_dir():
         if dry_run:
             pin.clear(backend.dir)  # the night is over: the next run harvests afresh
-        else:
-            done = backend.dir.parent / "handoff-done" / f"night-{night.night:04d}"
-            done.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            backend.dir.rename(done)  # answered prompts (and the pinned tasks) stay reviewable; the next night starts clean
+        else:  # answered prompts (and the pinned tasks) stay reviewable; the next night starts clean
+            from skillopt_sleep.replay.handoff import archive
+
+            archive(backend.dir, night.night)
     return result
 
 
@@ -98,6 +101,7 @@ def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
     night.progress.docs = docs
     test_scores: list = []
     scores = Scores(metric=night.metric)
+    stopped = False
     try:
         if not sessions and given is None and pinned is None:
             status, reason = "no_sessions", "no sessions found for this project in the harvest window"
@@ -133,6 +137,7 @@ def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
                     scores, baseline_test=before.evaluation().mean(night.metric), final_test=after.evaluation().mean(night.metric)
                 )
     except BudgetExceeded as exc:
+        stopped = True
         night.notes.append(f"budget stop: {exc}")
         validated = night.progress.accepted
         status = "accepted" if validated else "budget_stopped"
@@ -141,6 +146,11 @@ def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
             if validated
             else "nothing was validated"
         )
+    skill_results, skill_proposals = [], []
+    if opts.fan_out and tasks and not stopped:
+        from skillopt_sleep import fanout
+
+        skill_results, skill_proposals = fanout.consolidate_skills(night, tasks, docs)
     p = night.progress
     scores = attrs.evolve(
         scores,
@@ -156,11 +166,12 @@ def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
         accepted_edits=tuple(p.accepted),
         usage=NightUsage.of(night.clients.ledger.totals()),
         finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        skills=tuple(skill_results),
     )
-    return _finish(night, report, docs, p.docs)
+    return _finish(night, report, docs, p.docs, skill_proposals)
 
 
-def _finish(night: Night, report: NightReport, docs, final_docs) -> NightResult:
+def _finish(night: Night, report: NightReport, docs, final_docs, skill_proposals=()) -> NightResult:
     from skillopt_sleep.fsutil import ensure_dir
     from skillopt_sleep.state import project_state_dir
 
@@ -172,12 +183,15 @@ def _finish(night: Night, report: NightReport, docs, final_docs) -> NightResult:
             ensure_dir(project_state_dir(night.project) / "evidence") / f"dryrun-{night.now:%Y%m%d-%H%M%S}.jsonl"
         )
         return NightResult(status=report.status, reason=report.reason, report=report)
-    if report.accepted_edits:
+    if report.accepted_edits or skill_proposals:
         from skillopt_sleep.stage.writer import stage
 
-        staging = stage(night.project, night=night.night, report=report, evidence=night.evidence, before=docs, after=final_docs, now=night.now)
+        staging = stage(
+            night.project, night=night.night, report=report, evidence=night.evidence, before=docs,
+            after=final_docs if report.accepted_edits else docs, skills=skill_proposals, now=night.now,
+        )  # fmt: skip
         report = attrs.evolve(report, staging=str(staging))
-        if night.opts.auto_adopt:
+        if night.opts.auto_adopt and report.accepted_edits:  # per-skill proposals are always adopted by hand
             from skillopt_sleep.adopt.adopt import adopt
 
             adopt(night.project, staging.name)

@@ -63,7 +63,7 @@ def automated(transcript: str) -> bool:
             parse_file(path)
         except (OSError, ValueError):
             return False
-    return bool(tally.dropped)
+    return bool(tally.dropped or tally.automated)
 
 
 def reason_to_skip(inp: HookInput, *, min_hours: float, now: datetime) -> str:

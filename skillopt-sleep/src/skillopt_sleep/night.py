@@ -26,7 +26,7 @@ from skillopt_sleep.learn import contrast, gating, reflect
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.options import SleepOptions
 from skillopt_sleep.replay import ReplayResult, replay
-from skillopt_sleep.replay.handoff import handoff_backend
+from skillopt_sleep.replay.handoff import HandoffPending, handoff_backend
 from skillopt_sleep.report import (
     ContrastRow,
     ContrastSummary,
@@ -37,6 +37,7 @@ from skillopt_sleep.report import (
     TaskScore,
     Trial,
 )
+from skillopt_sleep.redaction import clip
 from skillopt_sleep.state import SleepState
 
 
@@ -118,6 +119,8 @@ class Night:
         self.gate = gating.make_gate(opts.gate, cfg)
         self.metric = opts.gate_metric
         self.progress = Progress()
+        #: prefixed to replay phases and gate labels (a fan-out skill's evidence reads ``skill:NAME/...``)
+        self.phase_prefix = ""
 
     def say(self, text: str) -> None:
         """One progress line on stderr; session text is shown literally (no rich markup)."""
@@ -202,6 +205,7 @@ class Night:
         return self.opts.reflector in ("llm", "auto") and self.llm_allowed("reflector")
 
     def _replay(self, tasks, docs, phase: str, salt: int = 0, repeats: int | None = None) -> ReplayResult:
+        phase = self.phase_prefix + phase
         label = f"replay {phase}"
         self.reporter.phase("sleep")
         started = time.monotonic()
@@ -219,7 +223,7 @@ class Night:
             workers=self.opts.workers,
         )
         failed = [a.feedback for a in result.attempts if a.status == "error"]
-        judged = sum(1 for t in tasks if t.rubric and not t.checks) * (repeats or self.opts.repeats)
+        judged = sum(1 for t in tasks if t.rubric) * (repeats or self.opts.repeats)
         self.say(
             f"{label}: {len(result.attempts)} attempt(s), {self.metric} {result.evaluation().mean(self.metric):.2f}"
             + (f", {judged} judged by the optimizer" if judged else "")
@@ -251,14 +255,16 @@ class Night:
     def _trial(self, label: str, current: ReplayResult, candidate: ReplayResult) -> Verdict:
         verdict = gating.decide(self.gate, current, candidate, min_items=self.opts.min_val_items)
         self.trials.append(Trial(label=label, verdict=verdict))
+        label = self.phase_prefix + label
         shown = (label.splitlines() or [""])[0][:80]
         self.say(f"gate {shown}: {'accept' if verdict.accepted else 'reject'} ({verdict.reason})")
         self.evidence.add("gate", "trial", label=label, verdict=to_data(verdict))
         return verdict
 
-    def learn(self, tasks: list[SleepTask], docs: list[Doc]) -> None:
-        """Greedy gated edits. Progress lives in ``self.progress`` so a budget stop mid-way
-        still knows which edits the gate had already validated."""
+    def learn(self, tasks: list[SleepTask], docs: list[Doc], editable: tuple[str, ...] = ("skill", "memory")) -> None:
+        """Greedy gated edits to the documents whose role is ``editable``. Progress lives in
+        ``self.progress`` so a budget stop mid-way still knows which edits the gate had
+        already validated."""
         train = [t for t in tasks if t.split == "train"]
         val = [t for t in tasks if t.split == "val"]
         p = self.progress = Progress(docs=docs)  # the caller made sure both splits have tasks (gather.shortfall)
@@ -268,7 +274,12 @@ class Night:
         if rollouts < self.opts.dream_rollouts:
             self.notes.append("--dream-rollouts ignored: contrastive reflection needs the LLM reflector")
         train_result = self._replay(train, docs, "train", repeats=max(rollouts, self.opts.repeats))
-        proposals = self._propose(train, train_result, docs)
+        proposals = []
+        for proposal in self._propose(train, train_result, docs):
+            if proposal.doc in editable:
+                proposals.append(proposal)
+            else:
+                self.rejected.append(rejected(proposal, f"the {proposal.doc} document is read-only in this pass"))
         usable = []
         for n, proposal in enumerate(proposals, 1):
             candidate_docs, problems = apply_edits(p.docs, [proposal])
@@ -292,15 +303,30 @@ class Night:
 
     def _propose(self, train, train_result, docs) -> list[DocEdit]:
         budget = self.opts.edit_budget
-        heur = reflect.heuristic_edits(train, train_result, docs, budget) if self.opts.reflector in ("heuristic", "auto") else []
+        unused = "--preferences unused: they are shown to a model reflector, and tonight's reflection used none"
+        if self.opts.preferences and not self._llm_reflection() and unused not in self.notes:
+            self.notes.append(unused)
+        heur = []
+        if self.opts.reflector in ("heuristic", "auto"):
+            heur = reflect.heuristic_edits(train, train_result, docs, budget)
+            alone = reflect.one_offs(train, train_result)
+            if alone:
+                self.notes.append(f"{len(alone)} lesson(s) taught by one session only, left alone: "
+                                  + "; ".join(clip(lesson.text, 80) for lesson in alone[:3]))  # fmt: skip
         llm: list[DocEdit] = []
         if self._llm_reflection():
-            if self.opts.dream_rollouts > 1:
-                llm = self._contrast(train, train_result, docs)
-            if not llm:  # no task varied across its rollouts (or nothing came of it): the normal reflection
-                llm, note = reflect.llm_edits(self.clients.optimizer, train, train_result, docs, budget, self.project.name)
-                if note:
-                    self.notes.append(note)
+            try:
+                if self.opts.dream_rollouts > 1:
+                    llm = self._contrast(train, train_result, docs)
+                if not llm:  # no task varied across its rollouts (or nothing came of it): the normal reflection
+                    llm, note = reflect.llm_edits(
+                        self.clients.optimizer, train, train_result, docs, budget, self.project.name, self.opts.preferences
+                    )
+                    if note:
+                        self.notes.append(note)
+            except HandoffPending:  # the reflection prompt waits for its answer: stop the round, resume on it
+                self.handoff_stop()
+                raise
         proposals = reflect.merge(heur, llm, budget)
         for p in proposals:
             self.evidence.add("reflect", "proposal", **to_data(p))
@@ -308,7 +334,8 @@ class Night:
 
     def _contrast(self, train, train_result, docs) -> list[DocEdit]:
         edits, note, shown = contrast.contrastive_edits(
-            self.clients.optimizer, train, train_result, docs, self.opts.edit_budget, self.project.name, self.metric
+            self.clients.optimizer, train, train_result, docs, self.opts.edit_budget, self.project.name, self.metric,
+            self.opts.preferences,
         )
         self.contrast = ContrastSummary(
             rollouts=self.opts.dream_rollouts,

@@ -19,6 +19,7 @@ REFLECTORS = ("auto", "heuristic", "llm")
 GATE_METRICS = ("hard", "soft", "mixed")
 MAX_DREAM_FACTOR = 8
 MAX_DREAM_ROLLOUTS = 16
+MAX_PREFERENCES = 4000
 
 
 @attrs.frozen(kw_only=True)
@@ -45,6 +46,8 @@ class SleepOptions:
     miner: str = "auto"
     reflector: str = "auto"
     edit_budget: int = 4
+    #: the developer's house rules, shown to the LLM reflector (text, already read from a file if one was named)
+    preferences: str = ""
     recall_k: int = 0
     dream_factor: int = 0  # synthetic rephrasings per real train task (train only)
     dream_rollouts: int = 1  # train replays per task; > 1 turns on contrastive reflection
@@ -64,6 +67,8 @@ class SleepOptions:
     max_calls: int | None = None
     max_tokens: int | None = None
     max_cost_usd: float | None = None
+    #: also consolidate every skill tonight's sessions used, each from its own SKILL.md (see fanout)
+    fan_out: bool = False
     # what to do with the result
     auto_adopt: bool = False
 
@@ -94,6 +99,8 @@ class SleepOptions:
             problems.append(f"--dream-factor must be between 0 and {MAX_DREAM_FACTOR}")
         if not 1 <= self.dream_rollouts <= MAX_DREAM_ROLLOUTS:
             problems.append(f"--dream-rollouts must be between 1 and {MAX_DREAM_ROLLOUTS}")
+        if len(self.preferences) > MAX_PREFERENCES:
+            problems.append(f"--preferences is {len(self.preferences)} characters; keep it under {MAX_PREFERENCES}")
         if self.lookback_hours < 0:
             problems.append("--lookback-hours must be >= 0 (0 = all history)")
         if problems:
@@ -104,14 +111,39 @@ class SleepOptions:
         return Path(self.project).expanduser().resolve()
 
 
+def read_preferences(value: str | None) -> str:
+    """``--preferences``: the text itself, or the content of the file it names. Secrets
+    are scrubbed like transcript text: the preferences go to the optimizer model."""
+    from skillopt_sleep.redaction import clip
+
+    if not value or not value.strip():
+        return ""
+    path = Path(value).expanduser()
+    try:
+        is_file = path.is_file()
+    except OSError:  # a long text is not a path
+        is_file = False
+    if is_file:
+        try:
+            value = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise ConfigError(f"--preferences: cannot read {path} ({exc})") from None
+    return clip(value.strip(), MAX_PREFERENCES + 1)
+
+
 _OPTION_KEY = re.compile(r"(?:--set\s+)?(?:the setting\s+)?model\.(?:target|optimizer)\.options\.(\w+)(?:=…|=\.\.\.)?")
 _TIMEOUT_KEY = re.compile(r"(?:raise\s+)?model\.(?:target|optimizer)\.timeout_s")
+_LOCAL_PATH = re.compile(r"(?:--set\s+)?model\.local_path(?:=|:\s*)")
+_ROLE_MODEL = re.compile(r"\(for a per-role model use model\.(?:target|optimizer)\.model\)")
 
 
 def in_sleep_terms(message: str) -> str:
     """A backend's hint in the words of ``skillopt sleep``: backends name config keys
-    (``model.target.options.path``, ``model.target.timeout_s``), which ``skillopt run``
-    sets with ``--set``; this command sets them with ``--backend-option KEY=…`` and
-    ``--timeout``."""
+    (``model.target.options.path``, ``model.target.timeout_s``, ``model.local_path``),
+    which ``skillopt run`` sets with ``--set``; this command sets them with
+    ``--backend-option KEY=…``, ``--timeout`` and ``--model /path/model.gguf`` (the local
+    backend runs a GGUF named as the model), per role with ``--optimizer-model``."""
     message = _OPTION_KEY.sub(lambda m: f"--backend-option {m.group(1)}=…", message)
+    message = _LOCAL_PATH.sub(lambda m: "--model " if m.group(0).startswith("--set") or m.group(0).endswith("=") else "--model: ", message)
+    message = _ROLE_MODEL.sub("(for the optimizer's model use --optimizer-model)", message)
     return _TIMEOUT_KEY.sub(lambda m: "raise --timeout" if m.group(0).startswith("raise") else "--timeout", message)

@@ -54,6 +54,8 @@ class MiningSummary:
     dropped_contradicting: int = 0
     #: checks kept: each one a generic answer fails
     discriminative_checks: int = 0
+    #: checks dropped because an agent following the memory files alone already passes them
+    dropped_memory_checks: int = 0
     recalled: int = 0
     dreams: int = 0
     session_splits: dict[str, int] = attrs.field(factory=dict)
@@ -75,6 +77,7 @@ class TaskRow:
     lessons: tuple[str, ...] = ()
     origin: str = ""
     parent: str = ""
+    skills: tuple[str, ...] = ()
 
     @classmethod
     def of(cls, task: SleepTask, *, mined: bool = True) -> TaskRow:
@@ -90,6 +93,7 @@ class TaskRow:
             lessons=tuple(lesson.text for lesson in task.lessons),
             origin=task.origin,
             parent=task.parent,
+            skills=task.skills,
         )
 
 
@@ -157,6 +161,27 @@ class TaskScore:
     baseline: float | None = None
     final: float | None = None
     delta: float | None = None
+
+
+@attrs.frozen(kw_only=True)
+class SkillResult:
+    """One skill of a fan-out night (``--fan-out``): consolidated from its own live
+    ``SKILL.md`` on the tasks whose sessions used it, gated on its own val tasks, staged
+    (when accepted) as its own proposal, adopted and rolled back on its own."""
+
+    name: str
+    #: the live SKILL.md ('' when the skill was not found)
+    path: str = ""
+    #: ``accepted``, ``rejected``, ``nothing_learned``, ``too_few_tasks``, ``skipped``, ``budget_stopped``
+    status: str = ""
+    reason: str = ""
+    tasks: tuple[str, ...] = ()
+    scores: Scores = Scores()
+    per_task: tuple[TaskScore, ...] = ()
+    trials: tuple[Trial, ...] = ()
+    accepted_edits: tuple[DocEdit, ...] = ()
+    rejected_edits: tuple[RejectedEdit, ...] = ()
+    notes: tuple[str, ...] = ()
 
 
 @attrs.frozen(kw_only=True)
@@ -231,6 +256,8 @@ class NightReport:
     usage: NightUsage = NightUsage()
     notes: tuple[str, ...] = ()
     staging: str | None = None
+    #: per-skill proposals of a fan-out night, each with its own gate evidence
+    skills: tuple[SkillResult, ...] = ()
 
     def gathered(self) -> Gathered:
         return Gathered(

@@ -76,3 +76,23 @@ def test_a_grader_session_of_any_tool_is_dropped_and_counted(tmp_path):
     assert [s.id for s in result.sessions] == ["claude-code:33333333-0000-4000-8000-000000000003"]
     assert result.dropped == {"grader": 1, "skill-replay": 1}
     assert result.left_out()[0] == "left out as automation: 1 grader, 1 skill-replay"
+
+
+def test_automation_is_counted_only_for_the_project_harvested(tmp_path):
+    """Regression: the "left out as automation" count was taken before the project
+    filter, so a grader run in another directory was reported as this project's."""
+    home, project, other = tmp_path / "home", tmp_path / "work" / "shop", tmp_path / "work" / "elsewhere"
+    project.mkdir(parents=True)
+    other.mkdir(parents=True)
+    start = datetime(2025, 10, 1, 9, 0)
+    grader = [Event(kind="user", text=GRADER), Event(kind="assistant", text='{"score": 1, "reason": "ok"}')]
+    write_claude(home, project, "a1a1a1a1-0000-4000-8000-000000000001", grader, start)
+    write_claude(home, other, "b2b2b2b2-0000-4000-8000-000000000002", grader, start)
+    write_codex(home, other, "c3c3c3c3-0000-4000-8000-000000000003", [Event(kind="user", text=OPTIMIZER)], start)
+    mine = [Event(kind="user", text="run the order tests please"), Event(kind="assistant", text="Done.")]
+    write_claude(home, project, "d4d4d4d4-0000-4000-8000-000000000004", mine, start)
+    roots = {"claude-code": (home / ".claude" / "projects",), "codex": (home / ".codex" / "sessions",)}
+    here = harvest(HarvestRequest(sources=("claude-code", "codex"), roots=roots, project=project))
+    assert len(here.sessions) == 1 and here.dropped == {"grader": 1}
+    everywhere = harvest(HarvestRequest(sources=("claude-code", "codex"), roots=roots, project=project, scope="all"))
+    assert everywhere.dropped == {"grader": 2, "skill-optimizer": 1}

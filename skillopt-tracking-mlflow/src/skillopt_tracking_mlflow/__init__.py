@@ -1,6 +1,9 @@
 """Log SkillOpt runs to MLflow: the resolved config (redacted) as params, every step's
-scores, edits, budget, tokens and cost as metrics at that step, each step's skill
-version, the best skill, the history and the summary as artifacts.
+scores, edits, budget, tokens and cost as metrics at that step, the initial skill's scores
+(val baseline, test initial) at step 0, every skill version from the initial one
+(``skills/skill_v0000.md``), the best skill, the history and the summary as artifacts; when
+the final skill was picked among the kept ones, the pick's scores as metrics and its
+rule, split and origin as ``skillopt.selection_*`` tags.
 
 A tracker: it runs when the run names it (``tracking = ["mlflow"]``, ``--set
 tracking=[mlflow]``) or when ``MLFLOW_TRACKING_URI`` is set. Without a URI it writes a
@@ -20,11 +23,15 @@ from typing import Any
 
 import attrs
 
-from skillopt.api import data_dir, flat_params, hookimpl, remember, step_metrics, summary_metrics, to_data, tracker_memory
+from skillopt.api import (
+    data_dir, flat_params, hookimpl, remember, step_metrics, summary_metrics, summary_tags, to_data, tracker_memory,
+)
 
 #: an observer that sends runs to a store of its own: on only when asked (see the docstring)
 TRACKER = True
 NAME = "mlflow"
+#: summary metrics that score the initial skill: charted at step 0, where that skill is
+AT_STEP_0 = ("val_baseline", "test_initial_hard")
 
 
 @attrs.frozen(kw_only=True)
@@ -111,6 +118,8 @@ def _log_params(client, run_id: str, params: dict[str, str]) -> None:
 def _log_metrics(client, run_id: str, values: dict[str, float], step: int) -> None:
     from mlflow.entities import Metric
 
+    if not values:
+        return
     now = int(time.time() * 1000)
     client.log_batch(run_id, metrics=[Metric(key, value, now, step) for key, value in values.items()])
 
@@ -135,8 +144,20 @@ def skillopt_step_finished(run, step, config):
     if step.step <= int(tracker_memory(run.out_dir, NAME).get("last_step", 0)):
         return
     _log_metrics(session.client, session.run_id, step_metrics(step), step.step)
+    _initial_skill(session, run)
     _artifact(session.client, session.run_id, Path(run.out_dir) / "skills" / f"skill_v{step.step:04d}.md", "skills")
     remember(run.out_dir, NAME, last_step=step.step)
+
+
+def _initial_skill(session: Session, run) -> None:
+    """``skills/skill_v0000.md`` once: it exists from the baseline on (after
+    ``run_started``), and a run may stop before its first step."""
+    if tracker_memory(run.out_dir, NAME).get("initial_skill"):
+        return
+    initial = Path(run.out_dir) / "skills" / "skill_v0000.md"
+    if initial.is_file():
+        _artifact(session.client, session.run_id, initial, "skills")
+        remember(run.out_dir, NAME, initial_skill=True)
 
 
 @hookimpl
@@ -144,12 +165,17 @@ def skillopt_run_finished(run, summary, config):
     session = _session(run, config)
     data = summary if isinstance(summary, dict) else to_data(summary)
     last = int(tracker_memory(run.out_dir, NAME).get("last_step", 0))
-    _log_metrics(session.client, session.run_id, summary_metrics(data), last)
+    metrics = summary_metrics(data)
+    _log_metrics(session.client, session.run_id, {k: metrics.pop(k) for k in AT_STEP_0 if k in metrics}, 0)
+    _log_metrics(session.client, session.run_id, metrics, last)
+    _initial_skill(session, run)
     out = Path(run.out_dir)
     for name in ("summary.json", "eval_summary.json", "history.json", "best_skill.md"):
         _artifact(session.client, session.run_id, out / name)
     status = str(data.get("status", "finished" if run.mode == "eval" else ""))
     session.client.set_tag(session.run_id, "skillopt.status", status)
+    for key, text in summary_tags(data).items():  # how the final skill was picked (a selection split, a rule)
+        session.client.set_tag(session.run_id, f"skillopt.{key}", text)
     session.client.set_terminated(session.run_id, status="FINISHED" if status == "finished" else "FAILED")
     with _lock:
         _sessions.pop(str(run.out_dir), None)

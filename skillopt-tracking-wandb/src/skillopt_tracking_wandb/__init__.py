@@ -7,8 +7,10 @@ A tracker: it runs when the run names it (``tracking = ["wandb"]``) or when
 ``WANDB_PROJECT`` is set. Offline by default: no account and no network, the W&B run is
 written under the run directory's ``wandb/`` folder, and ``wandb sync`` uploads it later.
 A resumed run continues the same W&B run id (kept in ``tracking/wandb.json``) and never
-logs a step twice. wandb is imported only when a run uses it; its console capture is
-off, so SkillOpt's progress display is left alone.
+logs a step twice. Each step is durable once logged: the observer waits until its row is
+in the run's ``.wandb`` file (:mod:`skillopt_tracking_wandb.durable`), so a run killed
+mid-step keeps every step it had logged. wandb is imported only when a run uses it; its
+console capture is off, so SkillOpt's progress display is left alone.
 """
 
 from __future__ import annotations
@@ -22,7 +24,9 @@ from typing import Any
 
 import attrs
 
-from skillopt.api import hookimpl, remember, step_metrics, summary_metrics, to_data, tracker_memory
+from skillopt.api import hookimpl, remember, step_metrics, summary_metrics, summary_tags, to_data, tracker_memory, warn
+
+from skillopt_tracking_wandb import durable
 
 #: an observer that sends runs to a store of its own: on only when asked (see the docstring)
 TRACKER = True
@@ -64,7 +68,8 @@ def _run(run, config: Config | None):
         folder = Path(config.dir or run.out_dir)
         folder.mkdir(parents=True, exist_ok=True)
         settings = wandb.Settings(console="off", silent=True, x_disable_stats=True, disable_git=True, save_code=False,
-                                  disable_job_creation=True, x_disable_machine_info=True)
+                                  disable_job_creation=True, x_disable_machine_info=True,
+                                  x_transaction_log_flush_interval=durable.FLUSH_INTERVAL_S)
         started = wandb.init(project=config.project or os.environ.get("WANDB_PROJECT") or f"skillopt-{run.env}",
                              entity=config.entity or None, name=Path(run.out_dir).name, id=run_id, resume="allow",
                              mode=config.mode, dir=str(folder), config=json.loads(json.dumps(run.config, default=str)),
@@ -87,7 +92,11 @@ def skillopt_step_finished(run, step, config):
     skipped, as W&B requires steps to increase."""
     if step.step <= int(tracker_memory(run.out_dir, NAME).get("last_step", 0)):
         return
-    _run(run, config).log(step_metrics(step), step=step.step)
+    started = _run(run, config)
+    started.log(step_metrics(step), step=step.step, commit=True)  # commit: W&B holds a row open until the next step
+    if not durable.wait_until_written(Path(started.settings.sync_file), step.step):
+        warn(f"wandb: step {step.step} is not in {started.settings.sync_file} after {durable.WAIT_S:.0f} s; "
+             "a kill now may lose it (`wandb sync` uploads what the file holds)")
     remember(run.out_dir, NAME, last_step=step.step)
 
 
@@ -97,7 +106,7 @@ def skillopt_run_finished(run, summary, config):
 
     started = _run(run, config)
     data = summary if isinstance(summary, dict) else to_data(summary)
-    started.summary.update({**summary_metrics(data), "status": str(data.get("status", "finished"))})
+    started.summary.update({**summary_metrics(data), **summary_tags(data), "status": str(data.get("status", "finished"))})
     out = Path(run.out_dir)
     files = [p for p in (out / "summary.json", out / "eval_summary.json", out / "history.json", out / "best_skill.md") if p.is_file()]
     files += sorted((out / "skills").glob("skill_v*.md"))

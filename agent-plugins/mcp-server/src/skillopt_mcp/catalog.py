@@ -45,6 +45,19 @@ NIGHT = Param(
     },
     style=POSITIONAL,
 )
+SKILLS = Param(
+    "skills",
+    {
+        "type": "array",
+        "items": name("Skill name"),
+        "minItems": 1,
+        "uniqueItems": True,
+        "description": "Only these fan-out skills' proposals (names as sleep_status lists them). Default: the main proposal.",
+    },
+    "--skill",
+    REPEAT,
+)
+ALL_SKILLS = Param("all_skills", boolean("Every fan-out skill's proposal of the night."), "--all-skills", SWITCH)
 BREAK_LOCK = Param(
     "break_lock",
     boolean("Take over an adoption lock left by a process that no longer exists."),
@@ -165,6 +178,10 @@ def _night_params() -> tuple[Param, ...]:
         Param("miner", choice("Task miner (default auto).", MINERS), "--miner"),
         Param("reflector", choice("Edit proposer (default auto).", REFLECTORS), "--reflector"),
         Param("edit_budget", integer("Most edits proposed per night (default 4).", minimum=1), "--edit-budget"),
+        Param("preferences", text("House rules shown to the LLM reflector (the text, or a file relative to the project)."),
+              "--preferences"),
+        Param("fan_out", boolean("Also consolidate each skill the sessions used, from its own SKILL.md, as its own "
+              "proposal (adopt it with sleep_adopt skills)."), "--fan-out", SWITCH),
         Param("recall_k", integer("Add the K most similar tasks from earlier nights (default 0).", minimum=0), "--recall-k"),
         Param("dream_factor", integer("Rephrased, train-only variants of each real train task (default 0).",
               minimum=0, maximum=8), "--dream-factor"),
@@ -252,7 +269,7 @@ def build_catalog() -> tuple[ToolSpec, ...]:
                 "user has reviewed sleep_diff and explicitly asked to adopt, and pass confirm: true."
             ),
             command=("sleep", "adopt"),
-            params=(PROJECT, NIGHT, CONFIRM, BREAK_LOCK),
+            params=(PROJECT, NIGHT, CONFIRM, SKILLS, ALL_SKILLS, BREAK_LOCK),
             timeout=120,
             needs_confirm=True,
             read_only=False,
@@ -270,6 +287,8 @@ def build_catalog() -> tuple[ToolSpec, ...]:
                 PROJECT,
                 NIGHT,
                 CONFIRM,
+                SKILLS,
+                ALL_SKILLS,
                 BREAK_LOCK,
                 Param(
                     "force",

@@ -19,18 +19,24 @@ from typing import IO
 import attrs
 
 from skillopt.errors import BudgetExceeded
+from skillopt.legacy import MappingReads
 from skillopt.records import Usage
 
 
 @attrs.frozen(kw_only=True)
-class StageTotals:
-    """Counts of one ``role/stage`` (or of a whole run)."""
+class StageTotals(MappingReads):
+    """Counts of one ``role/stage`` (or of a whole run). (The run summary's ``usage`` was a
+    dict in the first release: mapping reads still work, deprecated.)"""
 
     #: requests sent to the provider (every attempt: retries and re-asks included)
     requests: int = 0
     #: requests that returned a reply
     calls: int = 0
+    #: calls answered from the call cache (no request sent, nothing paid)
     cached_calls: int = 0
+    #: tokens and USD the cached calls cost when they were first paid for: what the cache saved
+    cached_tokens: int = 0
+    cached_cost_usd: float = 0.0
     #: logical calls that failed for good (retries exhausted, schema broken after re-asks)
     failed_calls: int = 0
     #: replies cut at their token cap
@@ -75,8 +81,9 @@ class UsageJournal:
 
     Lines: ``["b", key, scope]`` a request is about to be sent; ``["ok", key, scope,
     prompt, completion, cost|null, truncated]`` it answered; ``["x", key, scope]`` it
-    failed; ``["f", key, scope]`` a logical call failed for good; ``["h", key, scope]``
-    a cache hit. A torn last line (a kill mid-write) is skipped.
+    failed; ``["f", key, scope]`` a logical call failed for good; ``["h", key, scope,
+    tokens, cost|null]`` a cache hit and the tokens and cost it saved (older journals: the
+    first three fields only). A torn last line (a kill mid-write) is skipped.
     """
 
     def __init__(self, path: Path):
@@ -153,7 +160,8 @@ class Ledger:
         elif kind == "f":
             values = {"failed_calls": 1}
         elif kind == "h":
-            values = {"cached_calls": 1}
+            tokens, saved = (row[3:5] + [0, None])[:2]
+            values = {"cached_calls": 1, "cached_tokens": int(tokens or 0), "cached_cost_usd": float(saved or 0.0)}
         else:  # "x": a failed attempt is already counted as a request
             return
         _add(self._stages[key], **values)
@@ -206,11 +214,12 @@ class Ledger:
 
     def record(self, *, role: str, stage: str, usage: Usage, cost_usd: float | None, cached: bool, truncated: bool = False,
                scope: str | None = None) -> None:
-        """A reply: paid (after :meth:`begin`) or served from the cache."""
+        """A reply: paid (after :meth:`begin`) or served from the cache (``usage`` and
+        ``cost_usd`` are then what the cached reply cost when it was paid for: saved)."""
         key, scope = f"{role}/{stage}", self.scope if scope is None else scope
         with self._lock:
             if cached:
-                self._log(["h", key, scope])
+                self._log(["h", key, scope, usage.prompt_tokens + usage.completion_tokens, cost_usd])
             else:
                 self._log(["ok", key, scope, usage.prompt_tokens, usage.completion_tokens, cost_usd, int(truncated)])
 
@@ -228,9 +237,10 @@ class Ledger:
     @staticmethod
     def _totals(stages: dict[str, dict[str, float]]) -> LedgerTotals:
         typed = {}
+        money = ("cost_usd", "cached_cost_usd")
         for key, values in stages.items():
-            ints = {k: int(v) for k, v in values.items() if k != "cost_usd"}
-            typed[key] = StageTotals(**ints, cost_usd=round(float(values.get("cost_usd", 0.0)), 8))
+            ints = {k: int(v) for k, v in values.items() if k not in money}
+            typed[key] = StageTotals(**ints, **{k: round(float(values.get(k, 0.0)), 8) for k in money})
         return LedgerTotals.of(typed)
 
     def headline(self) -> tuple[int, int, int, float]:

@@ -2,8 +2,10 @@
 
 Order per call: budget check → cache → (limit in flight → backend → classify → retry)
 → schema validation with bounded re-asks → ledger → cache store. Auth and bad-request
-errors fail at once; rate limits honour ``Retry-After``; other transient errors back
-off exponentially with jitter. Backends must disable their SDK's own retries.
+errors fail at once; rate limits honour ``Retry-After`` up to ``model.max_retry_wait_s``
+(a provider asking for an hour does not stall a run for an hour); other transient errors
+back off exponentially with jitter. A wait of a second or more is said on the console,
+once for the waits that overlap it. Backends must disable their SDK's own retries.
 """
 
 from __future__ import annotations
@@ -45,12 +47,36 @@ class RetryPolicy:
     base_delay_s: float = 0.5
     max_delay_s: float = 30.0
     jitter: float = 0.5
+    #: the longest a provider's ``Retry-After`` makes one retry wait (``model.max_retry_wait_s``)
+    max_retry_after_s: float = 60.0
 
     def delay(self, attempt: int, error: BackendError, rng: random.Random) -> float:
         if isinstance(error, RateLimitError) and error.retry_after is not None:
-            return max(0.0, error.retry_after) + rng.uniform(0.0, 0.1)
+            return min(max(0.0, error.retry_after), self.max_retry_after_s) + rng.uniform(0.0, 0.1)
         exp = min(self.max_delay_s, self.base_delay_s * (2**attempt))
         return exp * rng.uniform(1.0 - self.jitter, 1.0)
+
+    def longest_wait(self, attempt: int) -> float:
+        """The most retry ``attempt`` (0-based) can wait, whatever the provider asks."""
+        return max(min(self.max_delay_s, self.base_delay_s * (2**attempt)), self.max_retry_after_s + 0.1)
+
+
+#: waits shorter than this are not worth a line on the console
+WAIT_NOTICE_S = 1.0
+
+
+def wait_message(role: str, backend: str, error: BackendError, delay: float, attempt: int, policy: RetryPolicy) -> str:
+    """The console line of a run waiting on its provider before a retry."""
+    reason = "rate limited (HTTP 429)" if isinstance(error, RateLimitError) else (
+        f"HTTP {error.status}" if error.status else type(error).__name__)
+    asked = getattr(error, "retry_after", None)
+    why = ""
+    if asked is not None and asked > policy.max_retry_after_s:
+        why = f"; it asked for {asked:g}s (Retry-After), capped by model.max_retry_wait_s={policy.max_retry_after_s:g}"
+    elif asked is not None:
+        why = f"; Retry-After {asked:g}s"
+    return (f"waiting {delay:.0f}s on the {role} provider ({backend}: {reason}{why}) before retry "
+            f"{attempt + 1} of {policy.max_retries}")
 
 
 Pricer = Callable[[str, Usage], "float | None"]
@@ -93,6 +119,8 @@ class ModelClient:
         self.in_flight = 0
         self._flight_lock = threading.Lock()
         self._flight_watchers: list[Callable[[int], None]] = []
+        #: when the last wait said on the console ends (waits that overlap it are not said again)
+        self._said_until = 0.0
 
     @property
     def model(self) -> str:
@@ -144,7 +172,7 @@ class ModelClient:
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                self.ledger.record(role=self.role, stage=label, usage=hit.usage, cost_usd=0.0, cached=True, scope=scope)
+                self.ledger.record(role=self.role, stage=label, usage=hit.usage, cost_usd=hit.cost_usd, cached=True, scope=scope)  # saved
                 return attrs.evolve(hit, cached=True, cost_usd=0.0)
             if self.cache_mode == "replay":
                 raise CacheMiss(
@@ -230,6 +258,14 @@ class ModelClient:
                     raise
                 with self._rng_lock:
                     delay = self.retry.delay(attempt, exc, self._rng)
+                    now = time.monotonic()
+                    say_it = delay >= WAIT_NOTICE_S and now >= self._said_until
+                    if say_it:
+                        self._said_until = now + delay
+                if say_it:
+                    from skillopt.report import say
+
+                    say(wait_message(self.role, self.backend.name, exc, delay, attempt, self.retry))
                 attempt += 1
                 self._wait(delay)
                 continue
@@ -268,12 +304,13 @@ def scrub_reply(completion: Completion) -> Completion:
     or shown to the optimizer: a provider that echoes a key ("Incorrect API key provided:
     sk-…") must not plant it in the run."""
     text = redact_text(completion.text)
-    if text == completion.text:
+    trace = tuple(attrs.evolve(t, content=redact_text(t.content)) for t in completion.trace)
+    if text == completion.text and trace == completion.trace:
         return completion
     from skillopt.redact import redact_data
 
     parsed = redact_data(completion.parsed) if completion.parsed is not None else None
-    return attrs.evolve(completion, text=text, parsed=parsed)
+    return attrs.evolve(completion, text=text, parsed=parsed, trace=trace)
 
 
 class StageClient:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import sys
 
 import typer
+from typer.core import TyperGroup
 
 from skillopt.cli import blame_cmd, check_cmd, config_cmd, export_cmd, keys_cmd, listing, report_cmd, run_cmd, runs_cmd, ui_cmd
 
@@ -24,12 +25,49 @@ COMMANDS = {"run": lambda: run_cmd.run, "eval": lambda: run_cmd.eval_, "check": 
 GROUPS = {"config": lambda: config_cmd.app, "keys": lambda: keys_cmd.app, "runs": lambda: runs_cmd.app}
 
 
+def _root_group() -> type[TyperGroup]:
+    """The root command group: upstream's argv rewritten first (:mod:`skillopt.cli.argv`),
+    and its tree's help texts (plugin commands' too) printing every bracket they hold
+    (see :func:`skillopt.richtext.escape_help`)."""
+    from skillopt.cli.argv import UpstreamArgvGroup
+
+    class RootGroup(UpstreamArgvGroup):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            from skillopt.richtext import escape_help
+
+            escape_help(self)
+
+    return RootGroup
+
+
+def _root(
+    no_dotenv: bool = typer.Option(False, "--no-dotenv", help="Do not read ./.env (variables for providers and backends)."),
+) -> None:
+    """Train an agent's skill document like weights: rollout, reflect, edit, gate."""
+    import os
+
+    if no_dotenv or os.environ.get("SKILLOPT_NO_DOTENV", "") not in ("", "0"):
+        return
+    from pathlib import Path
+
+    from skillopt.cli.output import fail
+    from skillopt.config.environ import load_dotenv
+    from skillopt.errors import ConfigError
+
+    try:
+        load_dotenv(Path.cwd() / ".env")
+    except ConfigError as exc:
+        raise fail(str(exc)) from None
+
+
 def make_app(*, plugins: bool = True, only: str = "") -> typer.Typer:
     """A fresh ``skillopt`` app: the built-in commands plus (``plugins``) what the
     ``skillopt.commands`` plugins of the current plugin host attach. One app per
     invocation, so a command registered in one test never leaks into the next.
     ``only``: just that built-in command (the one being run)."""
     root = typer.Typer(
+        cls=_root_group(),
         name="skillopt",
         help="Train an agent's skill document like weights: rollout, reflect, edit, gate.",
         no_args_is_help=True,
@@ -37,20 +75,20 @@ def make_app(*, plugins: bool = True, only: str = "") -> typer.Typer:
         pretty_exceptions_enable=False,
         rich_markup_mode=None,
     )
+    root.callback()(_root)  # also makes a group of one command (``only``) keep the command's name
     for name, command in COMMANDS.items():
         if not only or name == only:
             root.command(name)(command())
     for name, group in GROUPS.items():
         if not only or name == only:
             root.add_typer(group(), name=name)
-    if only:
-        root.callback()(lambda: None)  # a group of one command still takes the command's name
     if plugins:
+        from skillopt.cli.plugin_commands import register_plugin_commands
         from skillopt.plugins import get_host
 
         host = get_host()
         host.load_kind("commands")
-        host.pm.hook.skillopt_register_commands(app=root)
+        register_plugin_commands(root, host)  # a name clash is refused and reported, never resolved silently
     return root
 
 

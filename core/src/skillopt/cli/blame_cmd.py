@@ -9,7 +9,7 @@ import typer
 
 from skillopt.cli.output import fail, print_json
 
-RunArg = Annotated[str, typer.Argument(help="Run id (as `skillopt runs` lists it) or a run directory path.")]
+RunArg = Annotated[str, typer.Argument(metavar="RUN", help="Run id (as `skillopt runs` lists it) or a run directory path.")]
 RunsDirOpt = Annotated[list[Path] | None, typer.Option("--runs-dir", help="Folder of run directories (repeatable).")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="One record per line of the skill, as JSON.")]
 

@@ -38,6 +38,7 @@ def check(
 
     from skillopt.cli.output import stderr_console
     from skillopt.engine.preflight import run_checks
+    from skillopt.richtext import literal, styled
 
     flags = flag_values(**locals())
     checks = run_checks(config_file=config, assignments=set_ or [], flags=flags, call=not no_call)
@@ -45,7 +46,8 @@ def check(
     for column in ("check", "", "detail", "s"):
         table.add_column(column, overflow="fold")
     for c in checks:
-        table.add_row(c.name, "[green]ok[/green]" if c.ok else "[bold red]FAIL[/bold red]", c.detail, f"{c.seconds:.2f}")
+        verdict = styled("[green]ok[/green]" if c.ok else "[bold red]FAIL[/bold red]")
+        table.add_row(literal(c.name), verdict, literal(c.detail), f"{c.seconds:.2f}")  # a detail holds hints: `[local]`
     stderr_console().print(table)
     if as_json:
         print_json([attrs.asdict(c) for c in checks])

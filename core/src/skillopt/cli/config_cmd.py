@@ -60,9 +60,11 @@ def keys(as_json: JsonOpt = False) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from skillopt.richtext import literal
+
     table = Table("key", "type", "default", "meaning")
-    for r in rows:
-        table.add_row(r["key"], r["type"], repr(r["default"]), r["help"])
+    for r in rows:  # a help text says "lists as [a,b]": cells are text, not markup
+        table.add_row(*(literal(cell) for cell in (r["key"], r["type"], repr(r["default"]), r["help"])))
     Console().print(table)
 
 

@@ -9,7 +9,7 @@ import typer
 
 from skillopt.cli.output import fail, print_json
 
-RunArg = Annotated[str, typer.Argument(metavar="RUN|FILE", help="A run (id as `skillopt runs` lists it, or its directory: exports best_skill.md, a folder skill as its folder), a skill .md file or an Agent Skills folder.")]
+RunArg = Annotated[str, typer.Argument(metavar="RUN|FILE|DIR", help="A run (id as `skillopt runs` lists it, or its directory: exports best_skill.md, a folder skill as its folder), a skill .md file or an Agent Skills folder.")]
 ToOpt = Annotated[list[str], typer.Option("--to", help="agents, claude-code, codex, cursor or copilot (repeatable).")]
 ProjectOpt = Annotated[Path | None, typer.Option("--project", help="Install into this project; without it, the user-level skills folder.")]
 NameOpt = Annotated[str | None, typer.Option("--name", help="Skill name: lowercase letters, digits, hyphens (default: from the env or file).")]

@@ -76,6 +76,7 @@ def _show(kind: str, rows: list[dict], as_json: bool) -> None:
     from rich.table import Table
 
     from skillopt.plugins import KIND_LABEL
+    from skillopt.richtext import literal
 
     table = Table(title=f"installed {KIND_LABEL[kind]}s", title_justify="left")
     for col in ("name", "aliases", "distribution", "version", "status"):
@@ -86,7 +87,7 @@ def _show(kind: str, rows: list[dict], as_json: bool) -> None:
         cells = [r["name"], ", ".join(r["aliases"]), r["distribution"], r["version"], r["status"]]
         if any(x["summary"] for x in rows):
             cells.append(r["summary"])
-        table.add_row(*cells)
+        table.add_row(*(literal(cell) for cell in cells))
     Console().print(table)
     if not rows:
         Console(stderr=True).print(f"no {KIND_LABEL[kind]}s installed")
@@ -116,9 +117,12 @@ def plugins(as_json: JsonOpt = False, load: LoadOpt = False) -> None:
     from rich.console import Console
     from rich.table import Table
 
+    from skillopt.richtext import literal
+
     table = Table(title="installed plugins", title_justify="left")
     for col in ("kind", "name", "aliases", "distribution", "version", "status"):
         table.add_column(col)
     for r in rows:
-        table.add_row(r["kind"], r["name"], ", ".join(r["aliases"]), r["distribution"], r["version"], r["status"])
+        cells = (r["kind"], r["name"], ", ".join(r["aliases"]), r["distribution"], r["version"], r["status"])
+        table.add_row(*(literal(cell) for cell in cells))
     Console().print(table)

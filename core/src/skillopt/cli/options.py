@@ -9,7 +9,7 @@ import typer
 
 EnvOpt = Annotated[str | None, typer.Option("--env", "-e", help="Benchmark env to use (see `skillopt envs`).")]
 ConfigOpt = Annotated[Path | None, typer.Option("--config", "-c", help="TOML config file.", exists=False)]
-CfgOptionsOpt = Annotated[list[str] | None, typer.Option("--cfg-options", help="Upstream-style key=value overrides of a YAML --config (repeatable).")]
+CfgOptionsOpt = Annotated[list[str] | None, typer.Option("--cfg-options", help="Upstream-style key=value overrides of a YAML --config: several pairs after one flag, as upstream (or repeat the flag).")]
 SetOpt = Annotated[
     list[str] | None,
     typer.Option("--set", "-s", help="Override any key: --set section.key=value (typed; lists as [a,b]; null)."),
@@ -37,6 +37,7 @@ MaxCallsOpt = Annotated[int | None, typer.Option("--max-calls", help="Stop clean
 MaxTokensOpt = Annotated[int | None, typer.Option("--max-tokens", help="Stop cleanly after this many tokens.")]
 NoCacheOpt = Annotated[bool, typer.Option("--no-cache", help="Do not read or write the call cache.")]
 ReplayOpt = Annotated[bool, typer.Option("--replay", help="Answer only from the call cache; a miss is an error.")]
+IgnoreRejectedOpt = Annotated[bool, typer.Option("--ignore-rejected", help="Start without earlier runs' rejected candidates (optimizer.ignore_rejected).")]
 ForceOpt = Annotated[bool, typer.Option("--force-config", help="Resume even though the config changed.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print the summary as JSON on stdout.")]
 
@@ -67,6 +68,8 @@ def flag_values(**kw: Any) -> dict[str, Any]:
     }
     if kw.get("no_gate"):
         flags["evaluation.use_gate"] = False
+    if kw.get("ignore_rejected"):
+        flags["optimizer.ignore_rejected"] = True
     if kw.get("no_cache"):
         flags["model.cache"] = "off"
     if kw.get("replay"):

@@ -16,17 +16,21 @@ def stderr_console():
 
 
 def info(message: str) -> None:
-    stderr_console().print(message, markup=True)
+    """A line for the person at the terminal; only the project's style tags render
+    (:func:`skillopt.richtext.styled`), so an install hint's ``[local]`` prints."""
+    from skillopt.richtext import styled
+
+    stderr_console().print(styled(message))
 
 
 def fail(message: str, code: int = 2) -> typer.Exit:
     """Print an error (secrets masked; its text printed literally, so ``[train]`` or a path
     with brackets is not taken for rich markup) and return the Exit to raise."""
-    from rich.markup import escape
+    from rich.text import Text
 
     from skillopt.redact import redact_text
 
-    stderr_console().print(f"[bold red]error:[/bold red] {escape(redact_text(message))}", markup=True, soft_wrap=True)
+    stderr_console().print(Text.assemble(("error:", "bold red"), " ", redact_text(message)), soft_wrap=True)
     return typer.Exit(code)
 
 

@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from skillopt.cli.options import (
-    BackendOpt, BaseUrlOpt, BatchOpt, CfgOptionsOpt, ConfigOpt, EnvOpt, EpochsOpt, ForceOpt, GateOpt, JsonOpt, LimitOpt, LrOpt,
+    BackendOpt, BaseUrlOpt, BatchOpt, CfgOptionsOpt, ConfigOpt, EnvOpt, EpochsOpt, ForceOpt, GateOpt, IgnoreRejectedOpt, JsonOpt, LimitOpt, LrOpt,
     MaxCallsOpt, MaxCostOpt, MaxTokensOpt, ModeOpt, ModelOpt, NoCacheOpt, NoGateOpt, OptBackendOpt, OptModelOpt,
     OutOpt, PresetOpt, ReplayOpt, SeedOpt, SeedsOpt, SetOpt, TgtBackendOpt, TgtModelOpt, flag_values,
 )
@@ -43,6 +43,7 @@ def run(
     max_tokens: MaxTokensOpt = None,
     no_cache: NoCacheOpt = False,
     replay: ReplayOpt = False,
+    ignore_rejected: IgnoreRejectedOpt = False,
     force_config: ForceOpt = False,
     as_json: JsonOpt = False,
 ) -> None:
@@ -98,7 +99,7 @@ def _series(config, assignments, flags, seeds_text: str, force_config: bool, cfg
 
 
 SkillOpt = Annotated[Path, typer.Option("--skill", help="Skill to evaluate: a file, or an Agent Skills folder (SKILL.md, references/, scripts/).")]
-SplitOpt = Annotated[str, typer.Option("--split", help="train, val or test.")]
+SplitOpt = Annotated[str, typer.Option("--split", help="train, val or test (upstream's valid_seen = val, valid_unseen = test).")]
 RepeatsOpt = Annotated[int, typer.Option("--repeats", help="Rollouts per item (stochastic targets).")]
 
 
@@ -107,6 +108,7 @@ def eval_(
     env: EnvOpt = None,
     split: SplitOpt = "test",
     config: ConfigOpt = None,
+    cfg_options: CfgOptionsOpt = None,
     set_: SetOpt = None,
     out: OutOpt = None,
     backend: BackendOpt = None,
@@ -114,6 +116,7 @@ def eval_(
     model: ModelOpt = None,
     target_model: TgtModelOpt = None,
     base_url: BaseUrlOpt = None,
+    preset: PresetOpt = None,
     limit: LimitOpt = None,
     repeats: RepeatsOpt = 1,
     no_cache: NoCacheOpt = False,
@@ -129,7 +132,8 @@ def eval_(
         from skillopt.envs import read_skill
 
         text = read_skill(skill, "--skill")
-        session = open_session(config_file=config, assignments=set_ or [], flags=flags, for_eval=True)
+        session = open_session(config_file=config, assignments=set_ or [], flags=flags, for_eval=True,
+                               cfg_options=tuple(cfg_options or ()))
         summary = session.evaluate(text, split=split, repeats=repeats, skill_path=str(skill))
     except KeyboardInterrupt:
         raise fail("interrupted", code=130) from None

@@ -153,6 +153,9 @@ def resolve_config(sources: ConfigSources, env_cls: type[EnvConfig] = EnvConfig)
                                       "executors": cfg.engine.executor, "strategies": cfg.search.strategy})
     if cfg.tracking:
         check_tracking(cfg.tracking)
+    from skillopt.strategies import check_settings
+
+    check_settings(cfg.search)
     return attrs.evolve(cfg, **sections)
 
 

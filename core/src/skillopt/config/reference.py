@@ -39,6 +39,8 @@ HELP = {
     "model.options": "backend-specific options shared by both roles (e.g. {n_ctx = 4096}, {structured = \"json_object\"})",
     "model.cache": "call cache: read-write, off, or replay (answer only from the cache)",
     "model.max_retries": "retries of rate-limited or transient failures (auth and bad requests never retry)",
+    "model.max_retry_wait_s": "the longest one retry waits when a provider's Retry-After asks for more (seconds); "
+                              "a wait of a second or more is said on the console",
     "model.schema_retries": "re-asks when a reply breaks the requested JSON schema",
     "model.max_in_flight": "calls in flight per backend endpoint, shared by every thread of the run",
     "model.prices": "USD per million tokens by model: {\"gpt-x\" = {input_per_mtok = 1.0, output_per_mtok = 4.0}}",
@@ -70,11 +72,31 @@ HELP = {
     "optimizer.skill_aware_appendix_source": "who may write appendix notes: both or failure_only",
     "optimizer.skill_aware_consolidate_threshold": "consolidate the appendix above this many notes (0 = never)",
     "optimizer.max_skill_chars": "refuse candidates longer than this (0 = no limit)",
-    "search.strategy": "search strategy plugin: hill (one current skill, the paper's) or pareto (a pool of skills on the "
-                       "per-item Pareto front of val, parents drawn by the items they win, merged at epoch ends)",
-    "search.pool_size": "pareto: skills the pool keeps at most",
-    "optimizer.rejected_ledger": "remember rejected candidates across runs (per env and initial skill, under the user data "
-                                 "dir): analysts see them and an identical candidate is not scored again",
+    "search.strategy": "search strategy plugin: hill (one current skill, the paper's), pareto (a pool of skills on the "
+                       "per-item Pareto front of val, parents drawn by the items they win, merged at epoch ends) or "
+                       "frontier (a pool on the front of search.objectives)",
+    "search.pool_size": "pareto, frontier: skills the pool keeps at most",
+    "search.proposals": "candidates each step proposes from its analysts' patches; more than 1 races them on the gate's "
+                        "val items (paired, successive halving) and gates the winner; the losers go to the rejected-edit "
+                        "ledger (1 = one candidate, the paper's)",
+    "search.sampler": "how a step's proposals differ (a sampler plugin): minibatches (each merged from its own share of "
+                      "the analysts' minibatches) or edit-subsets (one merge; the ranked edits, then other subsets)",
+    "search.objectives": "what kept skills are measured on: accuracy (val gate score), skill_tokens (its length, ~4 "
+                         "characters a token), rollout_tokens (the target's tokens per val rollout); frontier keeps their front",
+    "search.select": "how the final skill is picked among the kept ones (a pool's members, hill's every accepted skill): "
+                     "best (most accurate), smallest (shortest within select_epsilon of the best) or weighted "
+                     "(largest sum of select_weights x objective); on evaluation.selection_split when set",
+    "search.select_epsilon": "smallest: accuracy it may give up against the best",
+    "search.select_weights": "weighted: objective -> weight (give token objectives negative weights)",
+    "evaluation.selection_split": "a split no gate decision uses, on which the final skill is picked: '' (none), carved "
+                                  "(selection_items val items taken out of the gate's, seeded) or an items file in the "
+                                  "env's format; the summary says so; the lift CI stays on test",
+    "evaluation.selection_items": "items of the selection split (0 = a third of val when carved; all of a file)",
+    "optimizer.rejected_ledger": "remember rejected candidates across runs (per env and its settings, target model and "
+                                 "initial skill, under the user data dir): analysts see them and an identical candidate "
+                                 "under the same gate is not scored again",
+    "optimizer.ignore_rejected": "start without earlier runs' rejections (--ignore-rejected): analysts are not shown them "
+                                 "and no candidate is refused; this run's rejections are still recorded",
     "optimizer.rejected_shown": "rejected edits from earlier runs shown to analysts (0 = none)",
     "optimizer.max_skill_tokens": "the skill's length budget in tokens (~4 characters each), told to every optimizer "
                                   "stage; the gate refuses a candidate over it unless it shortens an over-budget skill "

@@ -25,6 +25,7 @@ UPDATE_MODE_ALIASES = {
     "suggestions": "rewrite",
     "full_rewrite": "full-rewrite",
     "full_rewrite_minibatch": "full-rewrite",
+    "minibatch_full_rewrite": "full-rewrite",
 }
 
 DEFAULT_LEADING_WORDS = (
@@ -39,6 +40,24 @@ def _one_of(choices: tuple[str, ...]):
 
 def _at_least(n: int):
     return v.ge(n)
+
+
+#: what a kept skill is measured on (``search.objectives``); accuracy is maximised, tokens minimised
+OBJECTIVES = ("accuracy", "skill_tokens", "rollout_tokens")
+#: how the final skill is picked (``search.select``)
+SELECT_RULES = ("best", "smallest", "weighted")
+
+
+def _objectives(_inst, attribute, value) -> None:
+    unknown = [o for o in value if o not in OBJECTIVES]
+    if unknown or not value:
+        raise ValueError(f"'search.{attribute.name}' takes {', '.join(OBJECTIVES)} (got {', '.join(unknown) or 'none'})")
+
+
+def _weights(_inst, attribute, value) -> None:
+    unknown = [o for o in value if o not in OBJECTIVES]
+    if unknown:
+        raise ValueError(f"'search.{attribute.name}' weighs {', '.join(OBJECTIVES)} (got {', '.join(unknown)})")
 
 
 @attrs.frozen(kw_only=True)
@@ -89,6 +108,7 @@ class OptimizerConfig:
     max_skill_chars: int = attrs.field(default=0, validator=_at_least(0))
     max_skill_tokens: int = attrs.field(default=0, validator=_at_least(0))
     rejected_ledger: bool = True
+    ignore_rejected: bool = False
     rejected_shown: int = attrs.field(default=8, validator=_at_least(0))
     rewrite_max_tokens: int = attrs.field(default=16000, validator=_at_least(256))
     rewrite_reasoning_effort: str = ""
@@ -118,6 +138,11 @@ class EvaluationConfig:
     sel_env_num: int = attrs.field(default=0, validator=_at_least(0))
     test_env_num: int = attrs.field(default=0, validator=_at_least(0))
     eval_test: bool = True
+    #: a split no gate decision uses, on which the final skill is picked among the kept ones: '' (none: the best
+    #: gate score wins), ``carved`` (``selection_items`` val items, seeded, taken out of the gate's) or an items file
+    selection_split: str = ""
+    #: items of the selection split (0 = a third of val when carved; all of a given file)
+    selection_items: int = attrs.field(default=0, validator=_at_least(0))
 
 
 @attrs.frozen(kw_only=True)
@@ -186,6 +211,7 @@ class ModelConfig(Connection):
     target: RoleConfig = RoleConfig()
     cache: str = attrs.field(default="read-write", validator=_one_of(CACHE_MODES))
     max_retries: int = attrs.field(default=5, validator=_at_least(0))
+    max_retry_wait_s: float = attrs.field(default=60.0, validator=v.gt(0))
     schema_retries: int = attrs.field(default=2, validator=_at_least(0))
     max_in_flight: int = attrs.field(default=16, validator=_at_least(1))
     prices: dict[str, dict[str, float]] = attrs.field(factory=dict)
@@ -234,10 +260,26 @@ class EngineConfig:
 class SearchConfig:
     """How candidates are searched: one current skill, or a pool (``search.strategy``)."""
 
-    #: strategy plugin: ``hill`` (one current skill, the paper's) or ``pareto`` (a pool on the per-item front)
+    #: strategy plugin: ``hill`` (one current skill, the paper's), ``pareto`` (a pool on the per-item front) or
+    #: ``frontier`` (a pool on the front of ``search.objectives``)
     strategy: str = "hill"
     #: skills a pool keeps at most
     pool_size: int = attrs.field(default=4, validator=_at_least(1))
+    #: candidate skills each step proposes and races on the gate's val items (1 = one, the paper's)
+    proposals: int = attrs.field(default=1, validator=_at_least(1))
+    #: how a step's proposals differ (``proposals`` > 1), a sampler plugin: ``minibatches`` (each merged from its own
+    #: share of the analysts' minibatches) or ``edit-subsets`` (one merge, different subsets of its edits)
+    sampler: str = "minibatches"
+    #: what kept skills are measured on: ``accuracy`` (val gate score), ``skill_tokens`` (the skill's length),
+    #: ``rollout_tokens`` (the target's tokens per val rollout); ``frontier`` keeps the front over them
+    objectives: tuple[str, ...] = attrs.field(default=OBJECTIVES, validator=_objectives)
+    #: how the final skill is picked among the kept skills: ``best`` (best accuracy), ``smallest`` (the smallest skill
+    #: within ``select_epsilon`` of the best accuracy) or ``weighted`` (the largest sum of ``select_weights`` x objective)
+    select: str = attrs.field(default="best", validator=_one_of(SELECT_RULES))
+    #: accuracy a ``smallest`` pick may give up against the best
+    select_epsilon: float = attrs.field(default=0.02, validator=v.ge(0.0))
+    #: objective -> weight for ``select = "weighted"`` (tokens count against: give them negative weights)
+    select_weights: dict[str, float] = attrs.field(factory=lambda: {"accuracy": 1.0}, validator=_weights)
 
 
 @attrs.frozen(kw_only=True)

@@ -32,6 +32,8 @@ class RunData:
     #: steps the learning-rate schedule spans (``train.max_steps`` is a stop, not a shorter schedule)
     schedule_steps: int
     total_steps: int
+    #: the selection split (``evaluation.selection_split``): no gate decision uses it; the final pick does
+    selection: tuple[Task, ...] = ()
 
 
 @attrs.frozen(kw_only=True)

@@ -108,6 +108,14 @@ class Evaluator:
         self.book = book
         self.seed = seed
 
+    def home(self, skill: str, tasks: list[Task], folder: Path, *, split: str) -> None:
+        """Evaluations of ``skill`` on ``tasks`` go to ``folder`` unless they have a folder
+        already: a race scores a candidate on a prefix of the items there, and the gate's
+        full pass then adds only the items it lacks."""
+        key = ScoreBook.key(split, skill_hash(skill), items_fingerprint(tasks))
+        if self.book.folder(key) is None:
+            self.book.put(key, folder)
+
     def evaluate(
         self, skill: str, tasks: list[Task], out_dir: Path, *, split: str, repeats: int = 1, label: str = "", client=None,
     ) -> tuple[Evaluation, list[Rollout]]:

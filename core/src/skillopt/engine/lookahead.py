@@ -5,8 +5,9 @@ select → apply → gate → attribution``, then the final evaluation. Several 
 depend on the one before: the baseline and the initial skill's test need only the
 initial skill (step 1 needs the baseline's score only at its gate); an accepted step's
 attribution is reporting that the next step does not read; once the last step is
-decided, the final evaluation's tests need nothing else. :class:`Lookahead` starts such
-work on a background thread, in a *lane* (:meth:`RunContext.in_lane`: its calls are
+decided, the final evaluation's tests need nothing else (unless a final pick,
+``search.select`` or a selection split, may still change the best skill).
+:class:`Lookahead` starts such work on a background thread, in a *lane* (:meth:`RunContext.in_lane`: its calls are
 booked under the scope they belong to, and its rollouts use the workers the critical
 path leaves idle while the optimizer thinks: :mod:`skillopt.engine.slots`), and the
 trainer *joins* it where the chain would have done it. The chain itself is unchanged:
@@ -31,7 +32,7 @@ from typing import Any
 import attrs
 
 from skillopt.records import skill_hash
-from skillopt.engine import reporting, saved_run
+from skillopt.engine import reporting, saved_run, selection
 from skillopt.engine.buffer import render_buffer
 from skillopt.engine.context import Current, RunContext, StepPlan
 from skillopt.engine.slots import Priority
@@ -192,7 +193,7 @@ class AheadOfTurn:
         projected = Current(skill=outcome.candidate, skill_hash=skill_hash(outcome.candidate), score=gated.candidate.gate_score,
                             step_history=render_buffer([*self.state.step_buffer, entry]), meta_skill=self.state.meta_skill)
         self.deferred = Deferred(plan=plan, before=before, current=current, outcome=outcome, projected=projected)
-        if plan.step == run.data.total_steps and self.cfg.evaluation.eval_test and not (
+        if plan.step == run.data.total_steps and self.cfg.evaluation.eval_test and not selection.active(self.cfg) and not (
                 plan.epoch >= 2 and self.cfg.optimizer.use_slow_update):  # nothing changes the skills before the end
             best, best_score = ((outcome.candidate, gated.candidate.gate_score) if self.new_best(outcome)
                                 else (saved_run.best_skill(self.rundir, self.state), self.state.best_score))

@@ -43,16 +43,40 @@ def role_settings(cfg: RunConfig, role: str, name: str, backend_cls: type[Backen
         raise ConfigError(f"model.{role}.api_key_env names {key_env}, but that environment variable is not set")
     register_secret(api_key)
     merged = merge_connection(m, rc, role)
-    merged.update(api_key=api_key, api_key_env=key_env, model=merged["model"] or backend_cls.default_model,
+    merged.update(api_key=api_key, api_key_env=key_env, max_tokens=rc.max_tokens,
                   timeout_s=merged["timeout_s"] if merged["timeout_s"] is not None else m.timeout_s)
+    _from_environment(merged, rc, m, role, backend_cls)
+    merged["model"] = merged["model"] or backend_cls.default_model
     return BackendSettings(
         **merged,
         name=name,
         role=role,
-        max_tokens=rc.max_tokens,
         local_path=m.local_path,
         config=_typed(cfg, name, backend_cls),
     )
+
+
+def _from_environment(merged: dict, rc, m, role: str, backend_cls: type[Backend]) -> None:
+    """The backend's variable family fills what the config leaves unset (precedence:
+    :mod:`skillopt.config.environ`)."""
+    from skillopt.config.environ import fill_role
+    from skillopt.config.schema import ModelConfig
+
+    spec = backend_cls.env_vars(role, dict(merged["options"]))
+    if not spec:
+        return
+    unset = {field for field in ("model", "base_url", "api_version", "auth_mode", "reasoning_effort", "api_key") if not merged[field]}
+    unset |= {field for field in ("temperature",) if merged[field] is None}
+    if rc.timeout_s is None and m.timeout_s == ModelConfig().timeout_s:
+        unset.add("timeout_s")
+    if rc.max_tokens is None:
+        unset.add("max_tokens")
+    unset |= {field for field in spec if field.startswith("options.") and field[8:] not in merged["options"]}
+    merged["options"] = dict(merged["options"])
+    used = fill_role(merged, unset, spec)
+    if "api_key" in used:
+        register_secret(merged["api_key"])
+        merged["api_key_env"] = used["api_key"]
 
 
 def _typed(cfg: RunConfig, name: str, backend_cls: type[Backend]):
@@ -114,7 +138,7 @@ def client_options(cfg: RunConfig, role: str, backend: Backend) -> dict:
     return {
         "cache_mode": cfg.model.cache,
         "max_in_flight": _in_flight(configured_in_flight(cfg, role), type(backend).max_concurrency),
-        "retry": RetryPolicy(max_retries=cfg.model.max_retries),
+        "retry": RetryPolicy(max_retries=cfg.model.max_retries, max_retry_after_s=cfg.model.max_retry_wait_s),
         "schema_retries": cfg.model.schema_retries,
         "pricer": make_pricer(cfg),
         "seed": cfg.train.seed,

@@ -59,14 +59,22 @@ def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], ca
     if not checks[-1].ok:
         return checks
     cfg, env_cls = resolved["cfg"], resolved["env_cls"]
-
-    def env_data():
-        env = env_cls(cfg.env)
-        try:
-            sizes = {split: len(env.tasks(split)) for split in ("train", "val", "test")}
-            skill = env.initial_skill()
-        finally:
+    # one env for the data check and the estimate: an env says where its data comes from
+    # once per instance, and `check` should say it once
+    opened: list[Any] = []
+    try:
+        return _env_checks(checks, cfg, env_cls, opened, call)
+    finally:
+        for env in opened:
             env.close()
+
+
+def _env_checks(checks: list[Check], cfg, env_cls, opened: list[Any], call: bool) -> list[Check]:
+    def env_data():
+        opened.append(env_cls(cfg.env))
+        env = opened[0]
+        sizes = {split: len(env.tasks(split)) for split in ("train", "val", "test")}
+        skill = env.initial_skill()
         empty = [s for s, n in sizes.items() if n == 0]
         if empty:
             raise SkillOptError(f"no items in the {', '.join(empty)} split(s) of env {cfg.env.name}")
@@ -76,21 +84,19 @@ def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], ca
         return ", ".join(f"{s} {n}" for s, n in sizes.items()) + f"; initial skill {shape}{len(skill)} chars", {"items": sizes}
 
     checks.append(_timed("env data", env_data))
+    if checks[-1].ok:
+        checks.append(_timed("gate", lambda: _gate_power(cfg, checks[1].facts["items"]["val"])))
     backend_checks, backends = _backend_checks(cfg, call=call)
     checks.extend(backend_checks)
     if checks[1].ok:
-        checks.append(_timed("estimate", lambda: _estimate(cfg, env_cls, backends)))
+        checks.append(_timed("estimate", lambda: _estimate(cfg, opened[0], backends)))
     return checks
 
 
-def _estimate(cfg, env_cls, backends: dict[str, Any]):
+def _estimate(cfg, env, backends: dict[str, Any]):
     from skillopt.engine.estimate import describe, estimate, pricers_for
 
-    env = env_cls(cfg.env)
-    try:
-        found = estimate(cfg, env, pricers=pricers_for(cfg, backends))
-    finally:
-        env.close()
+    found = estimate(cfg, env, pricers=pricers_for(cfg, backends))
     return describe(found, cfg.budget.max_cost_usd), attrs.asdict(found)
 
 
@@ -126,7 +132,8 @@ def _backend_checks(cfg, *, call: bool) -> tuple[list[Check], dict[str, Any]]:
             checks.extend(attrs.evolve(c, name=f"{role} {c.name.split(' ', 1)[1]}", detail=c.detail + " (same as target)") for c in probed[key])
             backend.close()
             continue
-        client = ModelClient(backend, role=role, ledger=Ledger(), cache=None, cache_mode="off", retry=RetryPolicy(max_retries=max(2, min(cfg.model.max_retries, 3)), max_delay_s=10.0),
+        client = ModelClient(backend, role=role, ledger=Ledger(), cache=None, cache_mode="off", retry=RetryPolicy(max_retries=max(2, min(cfg.model.max_retries, 3)), max_delay_s=10.0,
+                                                                                                    max_retry_after_s=min(10.0, cfg.model.max_retry_wait_s)),
                              schema_retries=cfg.model.schema_retries)
         try:
             probed[key] = [_text_probe(client, role), _schema_probe(client, role)]
@@ -164,3 +171,21 @@ def _schema_probe(client, role: str) -> Check:
         return f"schema-valid JSON {done.parsed}", {"parsed": done.parsed}
 
     return _timed(f"{role} structured call", probe)
+
+
+def _gate_power(cfg, val_split: int):
+    """Whether the gate can accept anything on the val items the run will use (of a val
+    split of ``val_split`` items, as the env data check counted them)."""
+    from skillopt.engine.gate_power import gated_items, race_rounds, too_few_items
+    from skillopt.engine.session import build_gate
+
+    gate = build_gate(cfg)
+    n = gated_items(cfg, val_split)
+    problem = too_few_items(cfg, gate, n)
+    if problem:
+        raise SkillOptError(problem)
+    if not cfg.evaluation.use_gate:
+        return "off (evaluation.use_gate=false): every candidate is force-accepted", {"val_items": n}
+    need = gate.min_items_to_accept(race_rounds(cfg, n))
+    needs = f"; it can accept from {need} items" if need else ""
+    return f"{gate.name} on {n} val items{needs}", {"val_items": n, "min_items_to_accept": need}

@@ -12,7 +12,8 @@ class NullReporter:
     """Progress that shows nothing: what code driving the engine gets when no one watches.
 
     ``phase(text)`` names the current stage, ``items(label, done, total)`` counts one
-    batch of work, ``line(text)`` prints a line of rich markup, ``close()`` ends the display."""
+    batch of work, ``line(text)`` prints a line (the style tags of
+    :data:`skillopt.richtext.STYLES` render, every other bracket is text), ``close()`` ends the display."""
 
     def phase(self, text: str) -> None: ...
     def items(self, label: str, done: int, total: int) -> None: ...
@@ -81,8 +82,10 @@ class RichReporter(NullReporter):
             self.progress.update(tid, completed=done, total=total, phase=self._phase, usage=self._usage())
 
     def line(self, text: str) -> None:
+        from skillopt.richtext import styled
+
         with self._lock:
-            self.progress.console.print(text, markup=True)
+            self.progress.console.print(styled(text))
 
     def close(self) -> None:
         with self._lock:

@@ -2,12 +2,18 @@
 
 Runs on the same env from the same initial skill keep proposing the same losing edits:
 each run pays for their val rollouts again, and analysts never learn that the edit was
-tried. Every gate rejection is appended, with its measured effect, to a ledger per env
-and skill lineage (the initial skill's hash) under the user data dir. A new run takes a
-snapshot of it into its run directory (``rejected_before.json``), so a resume sees
-exactly what the interrupted run saw; analysts are shown the most recent rejections,
-and a candidate identical to one rejected before, from the same skill under the same
-gate, is not scored again.
+tried. Every gate rejection is appended, with its measured effect, to a ledger under the
+user data dir. A rejection only says something about runs whose outcome is decided by
+the same things, so the ledger is kept per *outcome key*: the env and its settings, the
+target model (backend identity and sampling settings) and the initial skill; within it,
+each entry carries the gate's items and settings (its *gate context*). A run on another
+target model starts from a ledger of its own (a weak model rejecting an edit says
+nothing about a strong one). A new run takes a snapshot of its ledger into its run
+directory (``rejected_before.json``), so a resume sees exactly what the interrupted run
+saw; analysts are shown the most recent rejections, and a candidate identical to one
+rejected before, from the same skill under the same gate, is not scored again. The run
+says so in its first lines; ``optimizer.ignore_rejected`` (``--ignore-rejected``) starts
+a run without them (its own rejections are still recorded).
 """
 
 from __future__ import annotations
@@ -42,20 +48,61 @@ class Rejection:
     run: str = ""
     step: int = 0
     at: str = ""
+    #: a step's proposal that lost the race to a sibling: the winner's ``candidate_hash``
+    #: ('' = the gate rejected it against the skill it came from)
+    lost_to: str = ""
 
 
-def lineage_path(env: str, initial_hash: str) -> Path:
+@attrs.frozen(kw_only=True)
+class RunLedger:
+    """What a run works with: the earlier rejections it starts with, the gate context its
+    own entries carry, the ledger file it appends to ('' = off), and how many earlier
+    rejections it was told to ignore."""
+
+    entries: tuple[Rejection, ...] = ()
+    context: str = ""
+    path: str = ""
+    ignored: int = 0
+
+
+#: evaluation keys that do not change what the gate decides on val
+_NOT_GATE = ("eval_test", "test_env_num", "attribution_rollouts", "sel_env_num")
+#: env keys that do not change a rollout's outcome
+_NOT_OUTCOME = ("workers",)
+
+
+def _digest(data) -> str:
+    return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def outcome_key(cfg, env_name: str, initial_hash: str, target) -> str:
+    """What decides a candidate's val scores besides the gate: the env and its settings,
+    the target model (its backend's identity, as the call cache keys it, and the sampling
+    settings the role adds) and the initial skill."""
+    settings = getattr(getattr(target, "backend", None), "settings", None)
+    model = {
+        "identity": dict(getattr(target, "identity", None) or {}),
+        "temperature": getattr(settings, "temperature", None),
+        "max_tokens": getattr(settings, "max_tokens", None),
+        "reasoning_effort": getattr(settings, "reasoning_effort", ""),
+    }
+    env_settings = {k: v for k, v in to_data(cfg.env).items() if k not in _NOT_OUTCOME}
+    return _digest({"env": env_name, "env_settings": env_settings, "target": model, "initial": initial_hash})
+
+
+def lineage_path(env: str, key: str) -> Path:
+    """The ledger file of an env and outcome key (see :func:`outcome_key`)."""
     from skillopt import paths
 
-    return paths.data_dir() / "rejected" / f"{env}-{initial_hash[:16]}.jsonl"
+    return paths.data_dir() / "rejected" / f"{env}-{key[:16]}.jsonl"
 
 
 def gate_context(cfg, val_ids: list[str]) -> str:
+    """The gate's items and every setting that changes its decision (its plugin settings
+    included): a rejection under another gate context proves nothing here."""
     e = cfg.evaluation
-    parts = [e.gate, e.gate_metric, str(e.gate_mixed_weight), str(e.gate_repeats), str(e.gate_max_repeats),
-             str(e.gate_confidence), str(e.gate_min_margin), str(e.gate_no_regression), str(e.gate_race_rounds),
-             str(e.gate_race_futility), *val_ids]
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:16]
+    settings = {k: v for k, v in to_data(e).items() if k not in _NOT_GATE}
+    return _digest({"gate": settings, "plugin": cfg.gates.get(e.gate, {}), "val": list(val_ids)})[:16]
 
 
 def read_ledger(path: Path) -> list[Rejection]:
@@ -73,9 +120,10 @@ def read_ledger(path: Path) -> list[Rejection]:
     return out
 
 
-def snapshot(run_dir: Path, ledger: Path, *, fresh: bool) -> tuple[Rejection, ...]:
-    """The rejections this run works with: its saved snapshot, or for a fresh run the
-    ledger as it stands now (other runs' entries), saved first."""
+def snapshot(run_dir: Path, ledger: Path, *, fresh: bool, ignore: bool = False) -> tuple[tuple[Rejection, ...], int]:
+    """(the rejections this run works with, how many earlier ones it ignores): its saved
+    snapshot, or for a fresh run the ledger as it stands now (other runs' entries), saved
+    first; ``ignore`` saves an empty snapshot, so a resume ignores them too."""
     from skillopt.engine.rundir import RunFileError, read_json, write_json
 
     saved = run_dir / SNAPSHOT
@@ -84,17 +132,19 @@ def snapshot(run_dir: Path, ledger: Path, *, fresh: bool) -> tuple[Rejection, ..
     except RunFileError:
         data = None
     if data is not None:
-        return tuple(from_data(row, Rejection) for row in data if isinstance(row, dict))
+        return tuple(from_data(row, Rejection) for row in data if isinstance(row, dict)), 0
     if not fresh:
-        return ()  # a run started before the ledger existed: it resumes exactly as it began
+        return (), 0  # a run started before the ledger existed: it resumes exactly as it began
     entries = tuple(r for r in read_ledger(ledger) if r.run != run_dir.name)
-    write_json(saved, [to_data(r) for r in entries])
-    return entries
+    write_json(saved, [] if ignore else [to_data(r) for r in entries])
+    return ((), len(entries)) if ignore else (entries, 0)
 
 
 def record(ledger: Path, rejection: Rejection) -> None:
-    """Append ``rejection`` once (a resumed commit of the same step adds nothing)."""
-    if any(r.run == rejection.run and r.step == rejection.step for r in read_ledger(ledger)):
+    """Append ``rejection`` once (a resumed commit of the same step adds nothing; a step's
+    raced proposals are one entry each)."""
+    if any(r.run == rejection.run and r.step == rejection.step and r.candidate_hash == rejection.candidate_hash
+           for r in read_ledger(ledger)):
         return
     ledger.parent.mkdir(parents=True, exist_ok=True)
     entry = attrs.evolve(rejection, at=rejection.at or time.strftime("%Y-%m-%dT%H:%M:%S%z"))
@@ -103,9 +153,10 @@ def record(ledger: Path, rejection: Rejection) -> None:
 
 
 def rejected_before(entries: tuple[Rejection, ...], parent_hash: str, candidate_hash: str, context: str) -> Rejection | None:
-    """The earlier rejection of this very candidate from this skill under this gate."""
+    """The earlier rejection of this very candidate from this skill under this gate (a
+    proposal that only lost a race to a sibling was never compared with its parent)."""
     for r in reversed(entries):
-        if r.parent_hash == parent_hash and r.candidate_hash == candidate_hash and r.gate_context == context:
+        if not r.lost_to and r.parent_hash == parent_hash and r.candidate_hash == candidate_hash and r.gate_context == context:
             return r
     return None
 
@@ -122,7 +173,8 @@ def analyst_section(entries: tuple[Rejection, ...], shown: int) -> str:
                 continue
             seen.add(key)
             target = f" at {e.target[:80]!r}" if e.target else ""
-            lines.append(f"- {e.op}{target}: {e.content[:200]!r} -> val {r.effect:+.3f} (run {r.run}, step {r.step})")
+            raced = ", lost a race to a sibling proposal" if r.lost_to else ""
+            lines.append(f"- {e.op}{target}: {e.content[:200]!r} -> val {r.effect:+.3f} (run {r.run}, step {r.step}{raced})")
             if len(lines) >= shown:
                 break
         if len(lines) >= shown:
@@ -131,16 +183,31 @@ def analyst_section(entries: tuple[Rejection, ...], shown: int) -> str:
             "do not propose them again unless the evidence here is new.\n" + "\n".join(lines))
 
 
-def for_run(cfg, env, run_dir: Path, val_ids: list[str], *, fresh: bool) -> tuple[tuple[Rejection, ...], str, str]:
-    """(the run's snapshot of earlier rejections, its gate context, the ledger file) — the
-    ledger off gives no entries and no file."""
+def for_run(cfg, env, target, run_dir: Path, val_ids: list[str], *, fresh: bool) -> RunLedger:
+    """The run's ledger: its snapshot of earlier rejections, its gate context and the
+    ledger file (the ledger off gives no entries and no file)."""
     from skillopt.records import skill_hash
 
     context = gate_context(cfg, val_ids)
     if not cfg.optimizer.rejected_ledger:
-        return (), context, ""
-    ledger = lineage_path(env.name, skill_hash(env.initial_skill()))
-    return snapshot(run_dir, ledger, fresh=fresh), context, str(ledger)
+        return RunLedger(context=context)
+    ledger = lineage_path(env.name, outcome_key(cfg, env.name, skill_hash(env.initial_skill()), target))
+    entries, ignored = snapshot(run_dir, ledger, fresh=fresh, ignore=cfg.optimizer.ignore_rejected)
+    return RunLedger(entries=entries, context=context, path=str(ledger), ignored=ignored)
+
+
+def start_line(found: RunLedger) -> str:
+    """What the run says in its first lines when earlier runs' rejections shape it ('' when
+    none do)."""
+    if found.ignored:
+        return (f"rejected before: ignoring {found.ignored} rejection(s) of earlier runs on this env, target model and "
+                "initial skill (optimizer.ignore_rejected); this run's own rejections are still recorded")
+    if not found.entries:
+        return ""
+    runs = len({r.run for r in found.entries})
+    return (f"rejected before: {len(found.entries)} candidate(s) rejected by {runs} earlier run(s) on this env, target model "
+            "and initial skill (rejected_before.json): analysts see their edits, and an identical candidate under the same "
+            "gate is refused without scoring it; --ignore-rejected (optimizer.ignore_rejected=true) starts without them")
 
 
 def remember(run, step: int, current_hash: str, outcome) -> None:

@@ -38,7 +38,9 @@ def baseline_line(run: RunContext, state, ledger, missing: dict[str, str], *, ta
     e = run.cfg.evaluation
     n = len(run.data.val)
     scored = f"{n - len(missing)} of {n}" if missing else f"{n}"
-    text = f"baseline val {e.gate_metric} {state.baseline_score or 0.0:.3f} on {scored} items; {run.data.total_steps} steps planned"
+    held = (f" ({len(run.data.selection)} more held out as the selection split: no gate decision uses them)"
+            if run.data.selection else "")
+    text = f"baseline val {e.gate_metric} {state.baseline_score or 0.0:.3f} on {scored} items{held}; {run.data.total_steps} steps planned"
     if missing:
         reasons = Counter(r[:80] for r in missing.values())
         text += (f"\n[yellow]warning:[/yellow] {len(missing)} of {n} val items got no answer "
@@ -65,6 +67,7 @@ def step_record(run: RunContext, plan: StepPlan, action: StepAction, outcome, *,
     gated = outcome.gate
     verdict = gated.verdict if gated else None
     patches = outcome.reflect.patches
+    race = getattr(outcome, "race", None)
     return StepRecord(
         step=plan.step, epoch=plan.epoch, step_in_epoch=plan.index + 1, action=action,
         edit_budget=outcome.select.budget if outcome.select and outcome.select.budget is not None else (plan.told if plan.told is not None and run.policy.uses_budget else -1),
@@ -86,7 +89,10 @@ def step_record(run: RunContext, plan: StepPlan, action: StepAction, outcome, *,
         current_origin=st.current_origin, best_origin=st.best_origin, skill_len=skill_len,
         prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
         optimizer_prompt_tokens=usage.role("optimizer").prompt_tokens, calls=usage.calls, cost_usd=round(usage.cost_usd, 8),
+        cached_calls=usage.cached_calls, cached_tokens=usage.cached_tokens, cached_cost_usd=round(usage.cached_cost_usd, 8),
         timing=dict(outcome.timing), wall_time_s=round(sum(outcome.timing.values()), 3), notes=outcome.notes,
+        proposals=getattr(outcome, "proposals", 1), raced=len(race.entrants) if race and len(race.entrants) > 1 else 0,
+        race_winner=race.won.proposal if race else 0,
     )
 
 
@@ -119,8 +125,11 @@ def step_line(rec: StepRecord, total_steps: int, outcome) -> str:
         f"step {rec.step}/{total_steps} (epoch {rec.epoch}): [{colour}]{rec.action.value}[/{colour}]{gate} · "
         f"train {rec.rollout_hard:.2f} · edits {rec.n_edits_applied}/{rec.n_edits_selected} applied "
         f"(B={rec.edit_budget}) · {rec.calls} calls, {rec.prompt_tokens + rec.completion_tokens} tok"
-        + (f", ${rec.cost_usd:.4f}" if rec.cost_usd else "")
+        + (f", ${rec.cost_usd:.4f}" if rec.cost_usd else "") + cached_text(rec)
     )
+    race = getattr(outcome, "race", None)
+    if race is not None and len(race.entrants) > 1:
+        line += "\n  " + race_line(race)
     if rec.rollout_errors:
         line += f"\n  [yellow]{rec.rollout_errors} of {rec.rollout_n} train rollouts got no answer; left out of reflection[/yellow]"
     if rec.reflect_failure_reasons:
@@ -128,6 +137,23 @@ def step_line(rec: StepRecord, total_steps: int, outcome) -> str:
     if rec.reflect_missing:
         line += f"\n  [yellow]{rec.reflect_missing} analyst call(s) got no reply (provider errors); their trajectories were skipped[/yellow]"
     return line
+
+
+def cached_text(rec: StepRecord) -> str:
+    """``" + 12 cached (3400 tok, $0.0100 saved)"``: the calls of a step the cache answered."""
+    if not rec.cached_calls:
+        return ""
+    saved = f", ${rec.cached_cost_usd:.4f}" if rec.cached_cost_usd else ""
+    return f" + {rec.cached_calls} cached ({rec.cached_tokens} tok{saved} saved)"
+
+
+def race_line(race) -> str:
+    """``race of 3 proposals: p1 won (val 0.625); p0 0.500 (round 2), p2 refused`` for the step line."""
+    won = race.won
+    others = ", ".join(f"p{e.proposal} " + (f"{e.score:.3f} (round {e.round})" if e.round else "refused")
+                       for e in race.losers)
+    return (f"race of {len(race.entrants)} proposals: p{won.proposal} won (val {won.score:.3f} on {won.items} items)"
+            + (f"; {others}" if others else ""))
 
 
 def load_history(rundir: RunDir) -> list[dict[str, Any]]:
@@ -139,17 +165,35 @@ def load_history(rundir: RunDir) -> list[dict[str, Any]]:
     except RunFileError as exc:
         from skillopt.engine.rundir import move_aside
 
-        records = []
-        for path in sorted(rundir.root.glob("steps/step_*/step_record.json")):
-            entry = read_json(path, None, expect=dict)
-            if entry is not None:
-                records.append({"kind": "step", **entry})
+        records = rebuilt_history(rundir.root)
         aside = move_aside(rundir.history)
         write_json(rundir.history, records)
         from skillopt.report import warn
 
         warn(f"{exc.args[0].split(';')[0]}; rebuilt it from {len(records)} step records (the damaged copy is {aside.name})")
         return records
+
+
+def rebuilt_history(root, read=None) -> list[dict[str, Any]]:
+    """``history.json``'s step entries rebuilt from ``steps/step_*/step_record.json`` (each
+    written before history.json is). The one way a damaged history is read, by a resume and
+    by the dashboard: ``read(path)`` gives a file's JSON or None when it is unreadable (the
+    dashboard's never follows a planted link); a damaged step record is left out."""
+    from pathlib import Path
+
+    def engine_read(path: Path) -> Any:
+        try:
+            return read_json(path, None, expect=dict)
+        except RunFileError:
+            return None
+
+    read = read or engine_read
+    records = []
+    for path in sorted(Path(root).glob("steps/step_*/step_record.json")):
+        entry = read(path)
+        if isinstance(entry, dict):
+            records.append({"kind": "step", **entry})
+    return records
 
 
 def append_history(rundir: RunDir, entry: dict[str, Any], step: int | None = None) -> None:

@@ -113,6 +113,13 @@ def read_jsonl(path: Path) -> list[dict[str, Any]]:
     return out
 
 
+#: the run directory's layout, numbered when a documented file moves (``summary.json`` →
+#: ``run_layout``; what moved from each layout to the next: docs/run-layout.md)
+RUN_LAYOUT = 2
+#: what a step keeps at its first-layout path, for plugins and tests written against it
+GATE_VERDICT = "gate_verdict.json"
+
+
 class RunDir:
     """Paths of a run directory (upstream-compatible names)."""
 

@@ -25,11 +25,25 @@ STAGE = "pool_merge"
 
 
 def member(run: RunContext, skill: str, path: str, origin: str, *, step: int, parent_hash: str = "") -> PoolMember:
-    """A pool member for ``skill``, scored item by item on the gate's val items."""
-    evaluation = run.evaluate_val(skill, run.rundir.root / "search" / "members" / skill_hash(skill)[:12], f"val: {origin}")
-    items = evaluation.item_metric(run.cfg.evaluation.gate_metric, run.cfg.evaluation.gate_mixed_weight)
-    return PoolMember(skill_hash=skill_hash(skill), path=path, origin=origin, score=run.gate.score(evaluation),
-                      items=items, parent_hash=parent_hash, step=step)
+    """A pool member for ``skill``, scored item by item on the gate's val items, with its objectives."""
+    e = run.cfg.evaluation
+    evaluation, rollouts = run.evaluator.evaluate(
+        skill, list(run.data.val), run.rundir.root / "search" / "members" / skill_hash(skill)[:12], split="val",
+        repeats=e.gate_repeats, label=f"val: {origin}", client=run.target.for_stage("gate"))
+    items = evaluation.item_metric(e.gate_metric, e.gate_mixed_weight)
+    score = run.gate.score(evaluation)
+    return PoolMember(skill_hash=skill_hash(skill), path=path, origin=origin, score=score,
+                      items=items, parent_hash=parent_hash, step=step, objectives=objectives(skill, score, rollouts))
+
+
+def objectives(skill: str, accuracy: float, rollouts) -> dict[str, float]:
+    """``accuracy`` (a gate score), the skill's length in tokens (estimated, as the skill
+    budget counts them) and the target's mean tokens per scored rollout."""
+    from skillopt.skillbudget import estimate_tokens
+
+    scored = [ro for ro in rollouts if not ro.missing]
+    tokens = sum(ro.usage.total_tokens for ro in scored) / len(scored) if scored else 0.0
+    return {"accuracy": round(accuracy, 6), "skill_tokens": float(estimate_tokens(skill)), "rollout_tokens": round(tokens, 2)}
 
 
 def parent_seed_of(seed: int, step: int) -> int:

@@ -97,24 +97,46 @@ def default_out_dir(cfg: RunConfig) -> Path:
     return paths.data_dir() / "runs" / f"{cfg.env.name}-{stamp}"
 
 
+def pipeline_note(clients: dict, env: str) -> str:
+    """The line a run on a model too small to learn starts and ends with ('' otherwise):
+    the target's note, which names the command that trains with a real model."""
+    from rich.markup import escape
+
+    target = clients.get("target")
+    note = target.backend.pipeline_check_note(env) if target is not None else ""
+    return f"[yellow]note:[/yellow] {escape(note)}" if note else ""
+
+
 @attrs.define
 class Session:
     cfg: RunConfig
     env_cls: type
     console: Any = None
+    #: the pipeline-check note of a run on a model too small to learn ('' = none)
+    note: str = ""
 
-    def _say(self, text: str) -> None:
-        from skillopt.cli.output import info
+    def _say(self, text: str, *, one_line: bool = False) -> None:
+        """A line on stderr; ``one_line`` keeps it one logical line (the terminal wraps it),
+        for texts whose user-given parts are already escaped (:func:`rich.markup.escape`)."""
+        from skillopt.cli.output import info, stderr_console
 
-        info(text)
+        if one_line:
+            stderr_console().print(text, markup=True, soft_wrap=True)
+        else:
+            info(text)
 
-    def _clients(self, roles):
+    def _clients(self, roles, *, training: bool = False):
+        """The role clients; a training run on a model that only checks the pipeline says
+        so first (see :meth:`Backend.pipeline_check_note`)."""
         from skillopt.calls import Ledger
         from skillopt.engine.models import build_clients
 
         b = self.cfg.budget
         ledger = Ledger(max_cost_usd=b.max_cost_usd, max_calls=b.max_calls, max_tokens=b.max_tokens)
         clients, reasons = build_clients(self.cfg, ledger=ledger, roles=roles)
+        self.note = pipeline_note(clients, self.cfg.env.name) if training else ""
+        if self.note:
+            self._say(self.note, one_line=True)
         described = {role: (c.backend.name, c.model or "default", reasons[role]) for role, c in clients.items()}
         if len(set(described.values())) == 1:  # one line when both roles share a backend
             name, model, reason = next(iter(described.values()))
@@ -135,6 +157,19 @@ class Session:
             self._say("plan: " + describe(found, self.cfg.budget.max_cost_usd))
         except SkillOptError as exc:  # an estimate never stops a run; the run itself will say what is wrong
             self._say(f"plan: no estimate ({exc})")
+
+    def _say_gate_power(self, cfg: RunConfig, gate, env) -> None:
+        """A warning when the gate cannot accept anything on the run's val items."""
+        from rich.markup import escape
+
+        from skillopt.engine.gate_power import too_few_items, val_items
+
+        try:
+            problem = too_few_items(cfg, gate, val_items(cfg, env))
+        except SkillOptError:  # missing data: the run itself says what is wrong
+            return
+        if problem:
+            self._say(f"[yellow]warning:[/yellow] {escape(problem)}", one_line=True)
 
     def _guard_resume(self, rundir: RunDir, data: dict, force: bool) -> tuple[str, tuple[str, ...]]:
         """The config's fingerprint, and what changed when resuming with ``--force-config``."""
@@ -176,7 +211,7 @@ class Session:
         fingerprint, changes = self._guard_resume(rundir, data, force_config)
         policy, gate = build_policy(cfg), build_gate(cfg)
         env = self.env_cls(cfg.env)
-        clients, ledger = self._clients(("target", "optimizer"))
+        clients, ledger = self._clients(("target", "optimizer"), training=True)
         state = read_json(rundir.state, {}, expect=dict) or {}
         saved = saved_run.load_state(rundir)
         if saved is not None:  # a damaged saved run is named before anything in it is written
@@ -187,6 +222,7 @@ class Session:
             self._say(f"resuming after step {state.get('last_completed_step', 0)}: finished work is not paid for again")
         else:
             self._say_plan(clients, env)
+        self._say_gate_power(cfg, gate, env)
         reporter = RichReporter(ledger)
         executor = build_executor(cfg)
         try:
@@ -195,13 +231,16 @@ class Session:
                 out_dir=out, ledger=ledger, reporter=reporter, observers=Observers.installed(cfg), config_data=data,
                 executor=executor,
             )
-            return trainer.train(fingerprint, config_changes=changes, lock=lock)
+            summary = trainer.train(fingerprint, config_changes=changes, lock=lock)
         finally:
             executor.close()
             reporter.close()
             env.close()
             for client in clients.values():
                 client.close()
+        if self.note:  # the last line too: the reader of a lift of +0.000 sees why
+            self._say(self.note, one_line=True)
+        return summary
 
     def evaluate(self, skill: str, *, split: str, repeats: int = 1, skill_path: str = "") -> dict:
         from skillopt.envs import canonical_split

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -24,6 +25,9 @@ from skillopt.engine.stages.records import ApplyResult, Attribution, GateResult,
 from skillopt.engine.stages.reflect import reflect
 from skillopt.engine.stages.rollout import rollout
 from skillopt.engine.stages.select import select
+
+if TYPE_CHECKING:
+    from skillopt.engine.stages.race import RaceResult
 
 STAGES = ("rollout", "reflect", "merge", "select", "apply", "gate")
 
@@ -49,6 +53,10 @@ class StepOutcome:
     #: which applied edit changed which val item (accepted steps of edit policies)
     attribution: Attribution | None = None
     timing: dict[str, float] = attrs.field(factory=dict)
+    #: proposals the step made (``search.proposals``; 1 = the paper's single candidate)
+    proposals: int = 1
+    #: the race of its distinct candidates (several proposals only; one entrant = no race)
+    race: RaceResult | None = None
 
     @property
     def notes(self) -> tuple[str, ...]:
@@ -83,18 +91,30 @@ def run_step(run: RunContext, plan: StepPlan, current: Current, *, before_gate: 
         answered = reflected.minibatches - len(reflected.missing)
         action = StepAction.SKIP_REFLECT_FAILED if answered and len(reflected.failures) == answered else StepAction.SKIP_NO_PATCHES
         return StepOutcome(action=action, candidate=current.skill, **base)
-    say(f"{head}: merge")
-    merged = merge(run, plan, current, reflected)
-    lap("merge")
-    if merged.empty:
-        return StepOutcome(action=StepAction.SKIP_NO_PATCHES, candidate=current.skill, merge=merged, **base)
-    say(f"{head}: select")
-    selected = select(run, plan, current, merged, rolled.usable)
-    lap("select")
-    say(f"{head}: apply")
-    applied = apply(run, plan, current, merged, selected, rolled.usable)
-    lap("apply")
-    base.update(merge=merged, select=selected, apply=applied)
+    if run.cfg.search.proposals > 1:  # several candidates, raced on val (engine/proposals.py)
+        from skillopt.engine.proposals import propose
+
+        say(f"{head}: {run.cfg.search.proposals} proposals")
+        made = propose(run, plan, current, reflected, rolled.usable)
+        lap("proposals")
+        base.update(merge=made.merge, select=made.select, apply=made.apply, race=made.race, proposals=made.proposals)
+        if made.skip is not None:
+            return StepOutcome(action=made.skip, candidate=current.skill, **base)
+        applied = made.apply
+        assert applied is not None
+    else:
+        say(f"{head}: merge")
+        merged = merge(run, plan, current, reflected)
+        lap("merge")
+        if merged.empty:
+            return StepOutcome(action=StepAction.SKIP_NO_PATCHES, candidate=current.skill, merge=merged, **base)
+        say(f"{head}: select")
+        selected = select(run, plan, current, merged, rolled.usable)
+        lap("select")
+        say(f"{head}: apply")
+        applied = apply(run, plan, current, merged, selected, rolled.usable)
+        lap("apply")
+        base.update(merge=merged, select=selected, apply=applied)
     if applied.candidate == current.skill:
         action = StepAction.SKIP_NO_CHANGE if run.policy.edits_skill else StepAction.SKIP_NO_REWRITE
         return StepOutcome(action=action, candidate=current.skill, **base)

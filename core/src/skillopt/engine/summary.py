@@ -14,10 +14,11 @@ from pathlib import Path
 from skillopt import __version__
 from skillopt.calls.ledger import LedgerTotals
 from skillopt.records import StepAction
-from skillopt.results import GateInfo, RunStatus, RunSummary, ValSummary
+from skillopt.results import FinalPick, GateInfo, RunStatus, RunSummary, ValSummary
 from skillopt.engine.context import RunData
 from skillopt.engine.lift import bootstrap_lift, describe as describe_lift
 from skillopt.engine.reporting import target_cap_setting
+from skillopt.engine.rundir import RUN_LAYOUT
 from skillopt.engine.stages.records import FinalEvalResult
 
 
@@ -74,7 +75,7 @@ def classify(cfg, state, totals: LedgerTotals, stopped: Stop | None, history: li
 
 def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, data: RunData, state, history: list[dict],
                   final: FinalEvalResult | None, totals: LedgerTotals, ending: tuple[RunStatus, str, str],
-                  config_data: dict) -> RunSummary:
+                  config_data: dict, picked=None) -> RunSummary:
     """The ``summary.json`` record of a run as it ends."""
     status, reason, advice = ending
     st = state
@@ -86,7 +87,7 @@ def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, dat
         gate=GateInfo(name=gate.name, metric=cfg.evaluation.gate_metric, use_gate=cfg.evaluation.use_gate),
         val=ValSummary(
             n=len(data.val), baseline_gate_score=final.initial_val_score if final else st.baseline_score,
-            best_gate_score=st.best_score,
+            best_gate_score=final.best_val_score if final and final.best_val_score is not None else st.best_score,
             final_gate_score=final.final_val_score if final else st.current_score,
             final_hard=final.final_hard if final else _last(history, "selection_hard", st.current_score),
             final_soft=final.final_soft if final else _last(history, "selection_soft", st.current_score),
@@ -103,8 +104,25 @@ def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, dat
         usage=totals, optimizer_prompt_tokens_per_step=_per_step(history, "optimizer_prompt_tokens"),
         total_wall_time_s=round(st.wall_time_s, 2), config_changes=tuple(st.config_changes), config=config_data,
         test_lift=bootstrap_lift([list(final.test_item_lift.values())], seed=cfg.train.seed) if final else None,
-        finished_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        finished_at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), run_layout=RUN_LAYOUT, selection=final_pick(picked),
     )
+
+
+def final_pick(picked) -> FinalPick | None:
+    """The summary's account of the final pick (:mod:`skillopt.engine.selection`)."""
+    if picked is None:
+        return None
+    chosen = picked.picked
+    return FinalPick(rule=picked.rule, split=picked.split, n_items=picked.n_items, finalists=len(picked.finalists),
+                     on_front=sum(1 for f in picked.finalists if f.on_front), origin=chosen.origin,
+                     objectives=dict(chosen.objectives), val_score=chosen.val_score, reason=picked.reason)
+
+
+def pick_words(pick: FinalPick) -> str:
+    """``picked on the selection split (12 items no gate decision used) by 'smallest': …``"""
+    where = (f"the selection split ({pick.n_items} items no gate decision used)" if pick.split == "selection"
+             else f"val (the gate's own {pick.n_items} items)")
+    return f"picked among {pick.finalists} kept skills on {where} by '{pick.rule}': {pick.reason}"
 
 
 def _last(history: list[dict], key: str, default: float) -> float:
@@ -123,7 +141,8 @@ def final_line(s: RunSummary) -> str:
         if s.advice:
             head += f" {s.advice[0].upper()}{s.advice[1:]}."
         return head + f" Best so far: {s.best_skill} (val {s.val.best_gate_score:.3f})"
-    parts = [f"done ({s.status.value}): best skill {s.best_skill} (from {s.best_origin})",
+    origin = f"from {s.best_origin}" + (f"; {pick_words(s.selection)}" if s.selection else "")
+    parts = [f"done ({s.status.value}): best skill {s.best_skill} ({origin})",
              f"val {s.val.baseline_gate_score or 0.0:.3f} -> {s.val.best_gate_score:.3f}"]
     if s.test:
         lift = describe_lift(s.test_lift)

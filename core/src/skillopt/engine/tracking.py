@@ -11,7 +11,7 @@ from typing import Any
 #: StepRecord fields every tracker charts, per step
 STEP_FIELDS = ("current_score", "best_score", "candidate_gate_score", "rollout_hard", "rollout_soft", "edit_budget",
                "n_edits_proposed", "n_edits_selected", "n_edits_applied", "prompt_tokens", "completion_tokens", "calls",
-               "cost_usd", "wall_time_s")
+               "cost_usd", "cached_calls", "cached_tokens", "cached_cost_usd", "wall_time_s")
 
 
 def _number(value: Any) -> float | None:
@@ -42,11 +42,32 @@ def summary_metrics(summary: Any) -> dict[str, float]:
         "val_final": val.get("final_gate_score"), "steps_completed": data.get("steps_completed"),
         "accepts": data.get("total_accepts"), "cost_usd_total": usage.get("cost_usd"), "requests": usage.get("requests"),
         "prompt_tokens_total": usage.get("prompt_tokens"), "completion_tokens_total": usage.get("completion_tokens"),
+        "cached_calls_total": usage.get("cached_calls"), "cached_tokens_total": usage.get("cached_tokens"),
         "hard": data.get("hard"), "soft": data.get("soft"),  # an evaluation's
     }
     for which in ("initial", "best", "final"):
         pairs[f"test_{which}_hard"] = (test.get(which) or {}).get("hard")
+    pick = data.get("selection") or {}
+    if pick:  # the final pick (search.select, evaluation.selection_split)
+        objectives = pick.get("objectives") or {}
+        pairs.update({"selection_accuracy": objectives.get("accuracy"), "selection_skill_tokens": objectives.get("skill_tokens"),
+                      "selection_rollout_tokens": objectives.get("rollout_tokens"), "selection_items": pick.get("n_items"),
+                      "selection_finalists": pick.get("finalists"), "selection_on_front": pick.get("on_front")})
     return {key: v for key, value in pairs.items() if (v := _number(value)) is not None}
+
+
+def summary_tags(summary: Any) -> dict[str, str]:
+    """A finished run's words trackers keep beside its numbers: how the final skill was
+    picked (``selection_rule``, ``selection_split``: ``selection`` when no gate decision used
+    its items, ``selection_origin``); {} when the best gate score simply won."""
+    from skillopt.serde import to_data
+
+    data = to_data(summary) if not isinstance(summary, dict) else summary
+    pick = data.get("selection") or {}
+    if not pick:
+        return {}
+    return {"selection_rule": str(pick.get("rule", "")), "selection_split": str(pick.get("split", "")),
+            "selection_origin": str(pick.get("origin", ""))}
 
 
 def flat_params(config: dict[str, Any], limit: int = 500) -> dict[str, str]:

@@ -21,7 +21,7 @@ from skillopt.policies import EditPolicy
 from skillopt.records import StepAction, skill_hash
 from skillopt.results import ConfigChange, RunStatus, RunSummary
 from skillopt.serde import from_data, to_data
-from skillopt.engine.buffer import make_entry, render_buffer
+from skillopt.engine.buffer import make_entry
 from skillopt.engine.context import Current, RunContext, RunData, StepPlan
 from skillopt.engine.evaluation import Evaluator, ScoreBook
 from skillopt.engine.lock import RunLock
@@ -29,16 +29,17 @@ from skillopt.engine.observers import Observers, RunInfo
 from skillopt.engine.plan import check_train_size, epoch_batches, scheduled_budget, steps_per_epoch
 from skillopt.engine.progress import NullReporter
 from skillopt.engine.rollouts import RolloutRunner, SystemicFailure, is_missing_error
-from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection
-from skillopt.engine.rundir import RunDir, write_json
-from skillopt.engine.state import TrainState
-from skillopt.engine.step import StepOutcome
+from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection, start_line as rejected_line
+from skillopt.engine.rundir import GATE_VERDICT, RunDir, write_json
+from skillopt.engine.state import TrainState, adopt_best, adopt_current, current_view
+from skillopt.engine.step import StepOutcome, run_step
 from skillopt.engine.subsets import subset
 from skillopt.engine import reporting
-from skillopt.engine import search
-from skillopt.engine.pool_steps import PoolSearch
+from skillopt.engine.pool import Search
+from skillopt.engine.proposals import record_losers
 from skillopt.engine import summary as summaries
 from skillopt.engine import saved_run
+from skillopt.engine import selection
 from skillopt.engine.stages.final_eval import final_eval
 from skillopt.engine.stages.gate import gate
 from skillopt.engine.stages.meta_skill import meta_skill
@@ -50,12 +51,13 @@ def rollout_deadline(cfg: RunConfig, target) -> float:
     """When the engine gives up on one rollout: the env's own limit plus the time the
     client's retries of one call may need (so a slow call's retry is never cut off and
     scored as a timeout)."""
+    from skillopt.calls import RetryPolicy
+
     settings = getattr(getattr(target, "backend", None), "settings", None)
     call = float(getattr(settings, "timeout_s", None) or cfg.model.timeout_s)
     retries = cfg.model.max_retries
-    retry_policy = getattr(target, "retry", None)
-    base, cap = (retry_policy.base_delay_s, retry_policy.max_delay_s) if retry_policy else (0.5, 30.0)
-    backoff = sum(min(cap, base * 2**i) for i in range(retries))
+    policy = getattr(target, "retry", None) or RetryPolicy(max_retry_after_s=cfg.model.max_retry_wait_s)
+    backoff = sum(policy.longest_wait(i) for i in range(retries))
     return cfg.env.exec_timeout + call * retries + backoff
 
 
@@ -74,7 +76,7 @@ def stop_of(exc: BaseException):
     raise exc
 
 
-class Trainer(AheadOfTurn, PoolSearch):
+class Trainer(AheadOfTurn):
     def __init__(
         self, *, cfg: RunConfig, env: Env, target, optimizer, policy: EditPolicy, gate: Gate, out_dir: Path,
         ledger: Ledger | None = None, reporter=None, observers: Observers | None = None, config_data: dict | None = None,
@@ -98,13 +100,22 @@ class Trainer(AheadOfTurn, PoolSearch):
         self.state = TrainState()
         from skillopt.registry import get
 
-        self.strategy = get("strategies", cfg.search.strategy).obj(cfg.search)
+        #: the kept skills and which one each step branches from (``search.strategy``)
+        self.search = Search(get("strategies", cfg.search.strategy).obj(cfg.search), self.rundir, seed=cfg.train.seed,
+                             picks_final=selection.active(cfg))
         #: baseline val items that got no answer (left out of its score, retried later)
         self.baseline_missing: dict[str, str] = {}
         #: work started before its turn (see :mod:`skillopt.engine.lookahead`)
         self.ahead = Lookahead()
         self._started = time.monotonic()
         self._prior_wall = 0.0
+        #: what the run says about earlier runs' rejections it starts with ('' = nothing)
+        self.rejected_line = ""
+
+    @property
+    def strategy(self):
+        """The search strategy plugin (``search.strategy``)."""
+        return self.search.strategy
 
     # ------------------------------------------------------------------ setup
 
@@ -115,17 +126,19 @@ class Trainer(AheadOfTurn, PoolSearch):
         if not val:
             raise ConfigError("the val split is empty; the gate needs validation items")
         val = subset(val, self.cfg.evaluation.sel_env_num, self.cfg.train.seed)
+        val, held_out = selection.carve(self.env, val, self.cfg.evaluation, self.cfg.train.seed)
         spe = steps_per_epoch(len(train), self.cfg.train)
         schedule = self.cfg.train.num_epochs * spe
         total = min(schedule, self.cfg.train.max_steps) if self.cfg.train.max_steps else schedule
         data = RunData(train=tuple(train), val=tuple(val), index={t.id: t for t in [*train, *val]},
-                       steps_per_epoch=spe, schedule_steps=schedule, total_steps=total)
-        rejected, gate_ctx, ledger = rejected_for_run(self.cfg, self.env, self.rundir.root, [t.id for t in val],
-                                                      fresh=not self.rundir.state.exists())
+                       steps_per_epoch=spe, schedule_steps=schedule, total_steps=total, selection=tuple(held_out))
+        found = rejected_for_run(self.cfg, self.env, self.target, self.rundir.root, [t.id for t in val],
+                                 fresh=not self.rundir.state.exists())
+        self.rejected_line = rejected_line(found)
         return RunContext(cfg=self.cfg, env=self.env, target=self.target, optimizer=self.optimizer, policy=self.policy,
                           gate=self.gate, rundir=self.rundir, data=data, runner=self.runner, evaluator=self.evaluator,
-                          ledger=self.ledger, reporter=self.reporter, rejected=rejected, gate_context=gate_ctx,
-                          rejected_path=ledger)
+                          ledger=self.ledger, reporter=self.reporter, rejected=found.entries, gate_context=found.context,
+                          rejected_path=found.path)
 
     def plans(self, run: RunContext, epoch: int) -> list[StepPlan]:
         o = self.cfg.optimizer
@@ -145,19 +158,13 @@ class Trainer(AheadOfTurn, PoolSearch):
         return saved_run.read_skill(self.rundir, path, expect_hash)
 
     def current(self, skill: str) -> Current:
-        return Current(skill=skill, skill_hash=skill_hash(skill), score=self.state.current_score,
-                       step_history=render_buffer(self.state.step_buffer), meta_skill=self.state.meta_skill)
+        return current_view(self.state, skill)
 
     def set_current(self, skill: str, score: float, origin: str, path: Path) -> None:
-        self.rundir.write_skill(path, skill)
-        self.state.current_skill_path = str(path.relative_to(self.rundir.root))
-        self.state.current_hash, self.state.current_score, self.state.current_origin = skill_hash(skill), score, origin
+        adopt_current(self.rundir, self.state, skill, score, origin, path)
 
     def set_best(self, skill: str, score: float, step: int, origin: str) -> None:
-        self.rundir.write_skill(self.rundir.best_skill, skill)
-        self.state.best_skill_path = self.rundir.best_skill.name
-        self.state.best_hash, self.state.best_score = skill_hash(skill), score
-        self.state.best_step, self.state.best_origin = step, origin
+        adopt_best(self.rundir, self.state, skill, score, step, origin)
 
     # ------------------------------------------------------------------ start / resume
 
@@ -196,8 +203,7 @@ class Trainer(AheadOfTurn, PoolSearch):
         self.set_current(initial, score, "initial_skill", v0)
         self.state.baseline_score = score
         self.set_best(initial, score, 0, "initial_skill")
-        if not self.strategy.single:
-            self.state.pool = [search.member(run, initial, str(v0.relative_to(self.rundir.root)), "initial_skill", step=0)]
+        self.search.begin(run, self.state, initial, v0)
         self.save_state()
 
     # ------------------------------------------------------------------ loop
@@ -212,6 +218,8 @@ class Trainer(AheadOfTurn, PoolSearch):
             if lock.took_over is not None:
                 self.reporter.line(f"[yellow]note:[/yellow] took over the lock of {lock.took_over.describe()} (no longer running)")
             run = self.context()
+            if self.rejected_line:
+                self.reporter.line(self.rejected_line)
             self.announce_start()
             stopped: Stop | None = None
             current: str | None = None  # None until the baseline exists (a skill may be empty)
@@ -283,7 +291,7 @@ class Trainer(AheadOfTurn, PoolSearch):
                     self.state.step_buffer, self.state.buffer_epoch = [], ep
                 self.ledger.check()
                 self.ledger.scope = f"step {plan.step}"
-                parent = current if self.strategy.single else self.pool_parent(plan)
+                parent = self.search.parent(self.state, plan, current)
                 started, outcome = self.step_ahead(run, plan, parent)
                 current = self.commit_ahead(run, plan, current, started, outcome, parent)
             self.settle_deferred(run)  # before the epoch's end is recorded
@@ -305,14 +313,8 @@ class Trainer(AheadOfTurn, PoolSearch):
         if action.accepted and gated is not None:
             origin = f"step_{plan.step:04d}"
             path = self.rundir.skill_version(plan.step)
-            if self.strategy.single:
-                current = outcome.candidate
-                self.set_current(current, gated.candidate.gate_score, origin, path)
-            else:
-                self.rundir.write_skill(path, outcome.candidate)
-                child = search.member(run, outcome.candidate, str(path.relative_to(self.rundir.root)), origin,
-                                      step=plan.step, parent_hash=parent_hash)
-                current = self.admit_to_pool(child)
+            current = self.search.keep(run, self.state, outcome.candidate, gated.candidate.gate_score, origin, path,
+                                       step=plan.step, parent_hash=parent_hash)
             if self.state.current_score > self.state.best_score:
                 self.set_best(current, self.state.current_score, plan.step, self.state.current_origin)
                 action = StepAction.FORCE_ACCEPT if gated.verdict.forced else StepAction.ACCEPT_NEW_BEST
@@ -321,11 +323,14 @@ class Trainer(AheadOfTurn, PoolSearch):
         self.state.step_buffer.append(self.buffer_entry(plan, action, outcome, score_before))
         record = reporting.step_record(run, plan, action, outcome, state=self.state, skill_len=len(current),
                                        usage=self.ledger.scope_totals(f"step {plan.step}"))
+        if gated is not None:  # the verdict alone, where the first run layout documented it (docs/run-layout.md)
+            write_json(self.rundir.step_dir(plan.step) / GATE_VERDICT, to_data(gated.verdict))
         write_json(self.rundir.step_dir(plan.step) / "step_record.json", to_data(record))
         reporting.append_history(self.rundir, to_data(record), step=plan.step)
         if outcome.select is not None and outcome.select.lr_decision:
             reporting.append_lr_decision(self.rundir, plan.step, outcome.select.lr_decision)
         remember_rejection(run, plan.step, parent_hash, outcome)
+        record_losers(run, plan.step, parent_hash, outcome.race)
         self.state.last_completed_step = plan.step
         self.save_state()
         self.observers.step_finished(self.run_info, record)
@@ -368,8 +373,7 @@ class Trainer(AheadOfTurn, PoolSearch):
                 result = meta_skill(run, ep, before, prev, pairs)
                 if result.status == "ok" and result.content:
                     st.meta_skill = result.content
-        if not self.strategy.single:
-            current = self.pool_merge(run, ep, current)
+        current = self.search.epoch_end(run, self.state, ep, current)
         path = self.rundir.root / "skills" / f"epoch_{ep:02d}_end.md"
         self.rundir.write_skill(path, current)
         st.epoch_end_skills[str(ep)] = str(path.relative_to(self.rundir.root))
@@ -383,34 +387,50 @@ class Trainer(AheadOfTurn, PoolSearch):
             "slow update force-accepted (optimizer.slow_update_gate_with_selection=false); its val score was re-measured")
         result = gate(run, self.rundir.epoch_dir("slow_update", ep) / "gate", before, candidate, label="val: slow update",
                       force_reason=reason)
+        write_json(self.rundir.epoch_dir("slow_update", ep) / GATE_VERDICT, to_data(result.verdict))
         run.reporter.line(f"epoch {ep} slow update: {result.verdict.action.value} "
                           f"(val {result.candidate.gate_score:.3f} vs {result.current.gate_score:.3f})")
         if not result.verdict.accepted:
             return current
         origin = f"slow_update_epoch_{ep:02d}"
-        path = self.rundir.root / "skills" / f"{origin}.md"
-        self.set_current(candidate, result.candidate.gate_score, origin, path)
-        if not self.strategy.single:  # a pool keeps it as a member like any gated child
-            candidate = self.admit_to_pool(search.member(run, candidate, str(path.relative_to(self.rundir.root)), origin,
-                                                         step=self.state.last_completed_step, parent_hash=before.skill_hash))
+        path = self.rundir.root / "skills" / f"{origin}.md"  # a pool keeps it as a member like any gated child
+        candidate = self.search.keep(run, self.state, candidate, result.candidate.gate_score, origin, path,
+                                     step=self.state.last_completed_step, parent_hash=before.skill_hash)
         if self.state.current_score > self.state.best_score:
             self.set_best(candidate, self.state.current_score, self.state.last_completed_step, origin)
         return candidate
 
     # ------------------------------------------------------------------ end
 
+    def pick_final(self, run: RunContext):
+        """The final skill among the kept ones, by ``search.select`` (on the selection
+        split when there is one); it becomes the best skill."""
+        self.ledger.scope = "selection"
+        where = f"the selection split ({len(run.data.selection)} items)" if run.data.selection else "val"
+        run.reporter.phase(f"final pick on {where}")
+        picked = selection.pick_final(run, self.search.finalists(self.state), self.search.skill_of)
+        chosen = picked.picked
+        if chosen.skill_hash != self.state.best_hash:
+            skill = saved_run.read_skill(self.rundir, chosen.path, chosen.skill_hash)
+            self.set_best(skill, chosen.val_score, chosen.step, chosen.origin)
+            self.save_state()
+        return picked
+
     def finish(self, run: RunContext, current: str | None, stopped) -> RunSummary:
         """``final_eval`` (when the run got to its end), then the status, ``summary.json``
         and the final line."""
         st = self.state
-        final = None
+        final = picked = None
+        if stopped is None and current is not None and selection.active(self.cfg):
+            picked = self.pick_final(run)
         if stopped is None and current is not None and self.cfg.evaluation.eval_test:
             self.ledger.scope = "final"
             run.reporter.phase("final evaluation")
             self.ahead.join("final_eval")  # started once the last step was decided: found done (memoised) below
             best = saved_run.best_skill(self.rundir, st)
             initial = saved_run.initial_skill(self.rundir, st)
-            final = final_eval(run, self.current(current), initial=initial, best=best, best_score=st.best_score)
+            final = final_eval(run, self.current(current), initial=initial, best=best, best_score=st.best_score,
+                               promotion=picked is None)
             if final.promote_final:
                 self.set_best(current, final.final_val_score, st.last_completed_step, "final_promoted")
         history = reporting.step_entries(reporting.load_history(self.rundir))
@@ -422,6 +442,7 @@ class Trainer(AheadOfTurn, PoolSearch):
         summary = summaries.build_summary(
             cfg=self.cfg, env_name=self.env.name, root=self.rundir.root, best_skill=self.rundir.best_skill, gate=self.gate,
             data=run.data, state=st, history=history, final=final, totals=totals, ending=ending, config_data=self.config_data,
+            picked=picked,
         )
         write_json(self.rundir.summary, to_data(summary))
         self.reporter.line(summaries.final_line(summary))

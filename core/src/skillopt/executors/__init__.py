@@ -145,10 +145,13 @@ def run_item(env: Any, item: WorkItem, model: Any, *, cancel: threading.Event | 
 
     ctx = RolloutContext(seed=item.seed, training=item.training, workdir=workdir, timeout_s=item.timeout_s,
                          repeat=item.repeat, cancel=cancel)
+    from skillopt.engine.agent_trace import TraceRecorder
+
     started = time.monotonic()
     try:
         skill, model = for_target(env, item.skill, model)  # a folder skill: what the env shows its target
-        rollout = env.rollout(item.task, skill, model, ctx)
+        recorder = TraceRecorder(model)  # an agent target's steps join the trajectory
+        rollout = recorder.into(env.rollout(item.task, skill, recorder, ctx))
     except BaseException as error:  # noqa: BLE001 - the engine reports it per item or stops the run
         return ItemOutcome(error=error, elapsed_s=time.monotonic() - started)
     return ItemOutcome(rollout=rollout, elapsed_s=time.monotonic() - started)

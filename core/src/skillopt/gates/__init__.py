@@ -152,6 +152,14 @@ class Gate(abc.ABC):
             value += c.semantic_density_weight * semantic_density(evaluation.skill, c.leading_words)
         return value
 
+    def min_items_to_accept(self, race_rounds: int = 1) -> int | None:
+        """The fewest paired val items on which this gate can accept a candidate at all
+        (one better on every item, by as much as a score can be), from the gate's own
+        statistics; None when any number can (the default: a mean comparison). The run's
+        first lines and ``skillopt check`` say when val is smaller. ``race_rounds``: the
+        rounds the engine races the first pass in (they count as looks)."""
+        return None
+
     @abc.abstractmethod
     def decide(self, current: Evaluation, candidate: Evaluation) -> Verdict:
         """Accept or reject ``candidate`` against ``current`` (same items).

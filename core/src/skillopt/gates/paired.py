@@ -106,6 +106,27 @@ class PairedGate(Gate):
         c = self.config
         return max(1, c.gate_max_repeats - c.gate_repeats + 1) + max(0, race_rounds - 1)
 
+    def best_look_alpha(self, race_rounds: int = 1) -> float:
+        """The largest error share any look may accept at: an early look's share, or a last
+        look's rest (the last look is the second when a deterministic target's repeats
+        agree, else the last planned one)."""
+        planned = self.planned_looks(race_rounds)
+        alpha = 1.0 - self.config.gate_confidence
+        levels = [look_alpha(alpha, Look(index=i, last=False), planned) for i in range(1, planned)]
+        levels += [look_alpha(alpha, Look(index=i, last=True), planned) for i in range(min(2, planned), planned + 1)]
+        return max(levels)
+
+    def min_items_to_accept(self, race_rounds: int = 1) -> int | None:
+        """The fewest items whose best case (every paired difference +1) has a sign-flip
+        p-value within :meth:`best_look_alpha`: with fewer, no candidate can be accepted."""
+        if self.config.gate_min_margin >= 1.0:
+            return None  # no mean gain can exceed it: the margin, not the item count, is the limit
+        level = self.best_look_alpha(race_rounds)
+        for n in range(1, 64):
+            if sign_flip_p_value([1.0] * n) <= level:
+                return n
+        return None
+
     def decide(self, current: Evaluation, candidate: Evaluation, look: Look | None = None) -> Verdict:
         c = self.config
         look = look or Look()

@@ -8,14 +8,24 @@ propose a merge of two members at an epoch boundary. The engine does everything 
 the same way (the six stages, the scheduled edit budget, the gate against the parent),
 and it is the only writer of the run state: a strategy is a pure function of the pool,
 the plan and the seed, so a resumed run picks exactly what an uninterrupted one would.
+
+A step may also propose several candidates (``search.proposals`` > 1). How they differ
+is a *proposal sampler*, a plugin of the same kind (``search.sampler``):
+``minibatches`` merges each proposal from its own share of the analysts' minibatches,
+``edit-subsets`` merges once and applies different subsets of the merged edits. The
+engine races the candidates on the gate's val items with the paired test and gates the
+winner; a sampler, too, is a pure function of what it is handed and the step's seed.
 """
 
 from __future__ import annotations
 
 import abc
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import attrs
+
+if TYPE_CHECKING:
+    from skillopt.records import Patch
 
 
 @attrs.frozen(kw_only=True)
@@ -36,6 +46,9 @@ class PoolMember:
     parent_hash: str = ""
     #: the step that produced it (0 = the initial skill)
     step: int = 0
+    #: what it is measured on (``search.objectives``): ``accuracy`` (= ``score``), ``skill_tokens`` (its length,
+    #: estimated), ``rollout_tokens`` (the target's mean tokens per val rollout); {} in pools saved by older versions
+    objectives: dict[str, float] = attrs.field(factory=dict)
 
 
 class Strategy(abc.ABC):
@@ -70,3 +83,63 @@ class Strategy(abc.ABC):
         """Two members to merge at an epoch boundary (the first receives the other's
         lines as bounded edits), or None."""
         return None
+
+
+class Sampler(abc.ABC):
+    """Base class of proposal samplers (``search.sampler``): how one step's analyst
+    patches become up to ``search.proposals`` candidate edit sets.
+
+    The engine merges each group of patches :meth:`groups` returns (one merge tree per
+    group), ranks and clips each merge to the step's edit budget as usual, asks
+    :meth:`variants` for the edit sets that merge's proposals apply, and keeps the first
+    ``search.proposals`` of them in order. Both methods are pure: the same inputs and
+    seed give the same proposals, so a resumed step proposes what it proposed before."""
+
+    #: the name it is registered and selected under
+    name: ClassVar[str] = ""
+    #: one line for ``skillopt plugins``
+    summary: ClassVar[str] = ""
+
+    def __init__(self, settings=None):
+        """``settings``: the ``[search]`` section (:class:`~skillopt.config.schema.SearchConfig`)."""
+        from skillopt.config.schema import SearchConfig
+
+        self.settings = settings or SearchConfig()
+
+    def groups(self, patches: tuple[Patch, ...], k: int, seed: int) -> tuple[tuple[int, ...], ...]:
+        """Indices of the analysts' patches each merge gets (default: all of them, one merge)."""
+        return (tuple(range(len(patches))),) if patches else ()
+
+    def variants(self, merged: Patch, selected: Patch, budget: int | None, k: int, seed: int) -> tuple[Patch, ...]:
+        """Up to ``k`` edit sets one merge's proposals apply, the first being ``selected``
+        (what the edit policy ranked and clipped from ``merged``; default: it alone)."""
+        return (selected,)
+
+
+def is_sampler(obj) -> bool:
+    return isinstance(obj, type) and issubclass(obj, Sampler)
+
+
+def is_strategy(obj) -> bool:
+    return isinstance(obj, type) and issubclass(obj, Strategy)
+
+
+def check_settings(settings) -> None:
+    """A ConfigError naming the key when ``search.strategy`` is not a strategy plugin or
+    ``search.sampler`` not a sampler (both are components of the strategies kind)."""
+    import difflib
+
+    from skillopt.errors import ConfigError, PluginError
+    from skillopt.registry import get, get_registry
+
+    for key, name, wanted, label in (("strategy", settings.strategy, is_strategy, "search strategies"),
+                                     ("sampler", settings.sampler, is_sampler, "proposal samplers")):
+        try:
+            obj = get("strategies", name).obj
+        except PluginError:
+            obj = None
+        if not wanted(obj):
+            names = sorted(c.name for c in get_registry().load_all("strategies") if wanted(c.obj))
+            close = difflib.get_close_matches(name, names, n=1)
+            hint = f" Did you mean {close[0]!r}?" if close else ""
+            raise ConfigError(f"search.{key}={name!r} is not one of the installed {label}: {', '.join(names)}.{hint}")

@@ -59,6 +59,48 @@ def read_json(path: Path) -> Any:
         return None
 
 
+def damage(path: Path, expect: type) -> str:
+    """Why a run file that exists cannot be read as the ``expect`` a run writes there ('' when
+    it can, or does not exist yet)."""
+    if planted_link(path) or not path.exists():
+        return ""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return f"{path.name} is damaged ({type(exc).__name__})"
+    if not isinstance(data, expect):
+        return f"{path.name} holds a JSON {type(data).__name__}, not the {expect.__name__} a run writes there"
+    return ""
+
+
+def run_history(path: Path) -> tuple[list[Any], str]:
+    """``history.json`` as a resume reads it, and a warning when it had to be healed: a
+    damaged or wrongly shaped file is rebuilt from the step records, the engine's way
+    (:func:`skillopt.engine.reporting.rebuilt_history`), in memory (the dashboard writes
+    nothing into a run)."""
+    problem = damage(path / "history.json", list)
+    data = [] if problem else read_json(path / "history.json")
+    if not problem and isinstance(data, list) and not all(isinstance(h, dict) for h in data):
+        problem = "history.json holds entries that are not step records"
+    if not problem:
+        return data if isinstance(data, list) else [], ""
+    from skillopt.engine.reporting import rebuilt_history
+
+    rows = rebuilt_history(path, read_json)
+    return rows, (f"{problem}: its {len(rows)} step(s) are read from steps/step_NNNN/step_record.json "
+                  "(resuming the run rebuilds it)")
+
+
+def run_warnings(path: Path, history_problem: str) -> list[str]:
+    """What is wrong with a run's files, said on its page and by ``skillopt runs show``."""
+    found = [history_problem] if history_problem else []
+    for name in ("runtime_state.json", "summary.json", "config.json"):
+        problem = damage(path / name, dict)
+        if problem:
+            found.append(problem + ("; the steps and scores shown come from the other files" if name != "config.json" else ""))
+    return found
+
+
 def is_run_dir(path: Path) -> bool:
     """A folder the engine wrote: its state or summary, or (a run still computing its
     baseline, which has neither yet) its lock beside its config."""
@@ -107,7 +149,8 @@ def live_usage(path: Path) -> dict[str, Any]:
     ledger.attach(path / "usage.jsonl")
     ledger.close()
     totals = ledger.totals()
-    return {"requests": totals.requests, "calls": totals.calls, "cost_usd": totals.cost_usd}
+    return {"requests": totals.requests, "calls": totals.calls, "cost_usd": totals.cost_usd, "cached_calls": totals.cached_calls,
+            "cached_tokens": totals.cached_tokens, "cached_cost_usd": totals.cached_cost_usd}
 
 
 def as_mapping(value: Any) -> dict[str, Any]:
@@ -124,7 +167,7 @@ def overview(run_id: str, path: Path) -> dict[str, Any]:
         return {"id": run_id, "path": str(path), "env": "", "preset": "", "status": f"unreadable: {type(exc).__name__}",
                 "pid": None, "steps_done": None, "steps_planned": None, "accepts": 0, "baseline_val": None, "best_val": None,
                 "best_step": None, "test_initial": None, "test_best": None, "test_final": None, "cost_usd": None,
-                "calls": None, "started": when, "updated": when}
+                "calls": None, "started": when, "updated": when, "warnings": [f"unreadable: {type(exc).__name__}"]}
 
 
 def run_status(path: Path, summary: dict[str, Any], state: dict[str, Any], updated: float) -> tuple[str, Holder]:
@@ -147,10 +190,12 @@ def _overview(run_id: str, path: Path) -> dict[str, Any]:
     summary = as_mapping(read_json(path / "summary.json"))
     state = as_mapping(read_json(path / "runtime_state.json"))
     config = as_mapping(read_json(path / "config.json"))
-    history = steps_of(read_json(path / "history.json") or [])
+    healed, problem = run_history(path)
+    history = steps_of(healed)
     updated = _updated(path)
     status, held = run_status(path, summary, state, updated)
     test = as_mapping(summary.get("test"))
+    val = as_mapping(summary.get("val"))
     usage = as_mapping(summary.get("usage")) or live_usage(path)
     return {
         "id": run_id,
@@ -162,17 +207,26 @@ def _overview(run_id: str, path: Path) -> dict[str, Any]:
         "steps_done": _int_or(state.get("last_completed_step"), len(history)),
         "steps_planned": _int_or(summary.get("total_steps"), None) or _int_or(state.get("total_steps"), None),
         "accepts": sum(1 for h in history if str(h.get("action", "")).startswith(("accept", "force_accept"))),
-        "baseline_val": state.get("baseline_score"),
-        "best_val": state.get("best_score"),
+        # a finished run's figures are the final evaluation's (one measurement for both), as its final line says
+        "baseline_val": _num_or(val.get("baseline_gate_score"), state.get("baseline_score")),
+        "best_val": _num_or(val.get("best_gate_score"), state.get("best_score")),
         "best_step": state.get("best_step"),
         "test_initial": as_mapping(test.get("initial")).get("hard"),
         "test_best": as_mapping(test.get("best")).get("hard"),
         "test_final": as_mapping(test.get("final")).get("hard"),
         "cost_usd": usage.get("cost_usd"),
         "calls": usage.get("requests", usage.get("calls")),
+        "cached_calls": usage.get("cached_calls"), "cached_tokens": usage.get("cached_tokens"),
+        "cached_cost_usd": usage.get("cached_cost_usd"),
         "started": _started(path),
         "updated": updated,
+        "warnings": run_warnings(path, problem),
     }
+
+
+def _num_or(value: Any, default: Any) -> Any:
+    """``value`` when it is a number, else ``default``."""
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else default
 
 
 def _int_or(value: Any, default: Any) -> Any:
@@ -198,7 +252,7 @@ def steps_of(history: Any) -> list[dict[str, Any]]:
 
 def detail(run_id: str, path: Path) -> dict[str, Any]:
     """Everything the run page shows; the config is redacted again on the way out."""
-    history = read_json(path / "history.json") or []
+    history, _ = run_history(path)
     return {
         "overview": overview(run_id, path),
         "summary": redact_data(as_mapping(read_json(path / "summary.json"))),
@@ -210,7 +264,44 @@ def detail(run_id: str, path: Path) -> dict[str, Any]:
         "has_best": (path / "best_skill.md").is_file() and not planted_link(path / "best_skill.md"),
         "steps": sorted(int(m.group(1)) for p in (path / "steps").glob("step_*") if (m := _STEP.search(p.name))),
         "epoch_updates": redact_data(epoch_updates(path)),
+        "frontier": frontier(path),
     }
+
+
+def frontier(path: Path) -> dict[str, Any] | None:
+    """The kept skills with their objectives: the final pick's finalists (scored on the
+    selection split when there is one) or, before the pick, the pool as it stands. None
+    when the run keeps one skill and made no pick."""
+    picked = as_mapping(stage_result(path / "selection" / "result.json"))
+    finalists = picked.get("finalists")
+    if isinstance(finalists, list) and finalists:
+        members = [{**_objectives(f), "origin": f.get("origin"), "step": f.get("step"), "val_score": f.get("val_score"),
+                    "on_front": bool(f.get("on_front")), "chosen": i == picked.get("chosen")}
+                   for i, f in enumerate(finalists) if isinstance(f, dict)]
+        return {"source": "pick", "rule": picked.get("rule"), "split": picked.get("split"), "n_items": picked.get("n_items"),
+                "reason": picked.get("reason", ""), "members": members}
+    pool = as_mapping(read_json(path / "runtime_state.json")).get("pool")
+    rows = [m for m in pool if isinstance(m, dict)] if isinstance(pool, list) else []
+    if len(rows) < 2:
+        return None
+    from skillopt.strategies import PoolMember
+    from skillopt.strategies.frontier import dominates
+
+    objectives = ("accuracy", "skill_tokens", "rollout_tokens")
+    kept = [PoolMember(skill_hash=str(i), path="", origin="", score=float(m.get("score") or 0.0),
+                       objectives=_objectives(m)) for i, m in enumerate(rows)]
+    front = [not any(dominates(o, k, objectives) for o in kept if o is not k) for k in kept]
+    members = [{**_objectives(m), "origin": m.get("origin"), "step": m.get("step"), "val_score": m.get("score"),
+                "on_front": f, "chosen": False} for m, f in zip(rows, front, strict=True)]
+    return {"source": "pool", "split": "val", "members": members}
+
+
+def _objectives(row: dict[str, Any]) -> dict[str, float]:
+    found = as_mapping(row.get("objectives"))
+    out = {k: float(v) for k, v in found.items() if isinstance(v, (int, float)) and not isinstance(v, bool)}
+    if "accuracy" not in out and isinstance(row.get("score"), (int, float)):
+        out["accuracy"] = float(row["score"])
+    return out
 
 
 _EPOCH = re.compile(r"epoch_(\d+)$")
@@ -278,8 +369,18 @@ def step_detail(path: Path, step: int) -> dict[str, Any] | None:
     record = read_json(folder / "step_record.json")
     if record is not None:
         files["step_record"] = redact_data(record)
+    race = as_mapping(stage_result(folder / "race" / "result.json"))
+    entrants = race.get("entrants") if isinstance(race.get("entrants"), list) else []
+    won = as_mapping(entrants[race["winner"]]) if isinstance(race.get("winner"), int) and 0 <= race["winner"] < len(entrants) else {}
+    if race:
+        files["race"] = redact_data(race)
+    where = {"merge": folder, "select": folder, "apply": folder}
+    if won:  # several proposals: the winner's own folders
+        where = {"merge": folder / "proposals" / f"g{int(won.get('group') or 0)}",
+                 "select": folder / "proposals" / f"g{int(won.get('group') or 0)}",
+                 "apply": folder / "proposals" / f"p{int(won.get('proposal') or 0)}"}
     for stage in STAGES:
-        stage_dir = folder / stage
+        stage_dir = where.get(stage, folder) / stage
         if stage == "reflect":
             batches = {p.stem: stage_result(p) for p in sorted(stage_dir.rglob("minibatch_*.json"))}
             if batches:
@@ -288,7 +389,7 @@ def step_detail(path: Path, step: int) -> dict[str, Any] | None:
             files[stage] = redact_data(stage_result(stage_dir / "result.json"))
     if (folder / "attribution.json").is_file():
         files["attribution"] = redact_data(stage_result(folder / "attribution.json"))
-    candidate = folder / "apply" / "candidate_skill.md"
+    candidate = where["apply"] / "apply" / "candidate_skill.md"
     return {
         "step": int(step),
         "files": files,

@@ -11,7 +11,7 @@ import re
 from importlib import resources
 
 #: the scripts of the app, in load order (``report.py`` inlines the shared ones)
-SHARED_SCRIPTS = ("vendor/uPlot.iife.min.js", "common.js", "charts.js", "diff.js")
+SHARED_SCRIPTS = ("vendor/uPlot.iife.min.js", "common.js", "charts.js", "diff.js", "frontier.js")
 APP_SCRIPTS = ("api.js", "views_run.js", "views_step.js", "views_compare.js", "views_list.js", "launch.js", "app.js")
 STYLES = ("vendor/uPlot.min.css", "app.css")
 _NAME = re.compile(r"^(vendor/)?[a-zA-Z0-9_.-]+\.(js|css|svg|html)$")

@@ -1,4 +1,4 @@
-"""Coding-agent CLIs (Claude Code, Codex, Cursor) used as chat backends.
+"""Coding-agent CLIs (Claude Code, Codex, Cursor, Copilot, OpenCode, pi) used as chat backends.
 
 They let a developer train or run ``skillopt sleep`` on a subscription they already
 pay for, with no API key. Each call is one headless CLI run in a throwaway working

@@ -40,8 +40,27 @@ class ClaudeCliBackend(AgentCliBackend):
     schema_flag = "--json-schema"
     instructions_file = "CLAUDE.md"
 
+    @classmethod
+    def env_vars(cls, role: str, options: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+        """Upstream's variables: CLAUDE_CODE_EXEC_PATH (its agent harness), CLAUDE_CLI_BIN (its chat backend)."""
+        agent = options.get("mode") == "agent"
+        return {"options.path": (cls.path_env, *(("CLAUDE_CODE_EXEC_PATH",) if agent else ()), "CLAUDE_CLI_BIN")}
+
+    @property
+    def streams_trace(self) -> bool:
+        """Agent mode with the trace on: the event stream, whose tool steps reach reflection."""
+        from skillopt_backends.agent_cli.trace import trace_on
+
+        return trace_on(dict(self.settings.options), self.mode) and self.has("--verbose")
+
+    def identity(self) -> dict[str, Any]:
+        found = super().identity()
+        if self.streams_trace:
+            found["trace"] = True  # a cached reply without its steps must not stand in for one with them
+        return found
+
     def command(self, request: CompletionRequest, system: str, prompt: str) -> tuple[list[str], dict[str, str], str]:
-        args = ["-p", "--output-format", "json"]
+        args = ["-p", "--output-format", "stream-json", "--verbose"] if self.streams_trace else ["-p", "--output-format", "json"]
         files: dict[str, str] = {}
         if self.model_name:
             args += ["--model", self.model_name]
@@ -80,7 +99,14 @@ class ClaudeCliBackend(AgentCliBackend):
             cached_tokens=read,
         )
         cost = found.get("total_cost_usd")
+        trace = ()
+        if self.streams_trace:
+            from skillopt_backends.agent_cli.output import json_lines
+            from skillopt_backends.agent_cli.trace import claude_steps
+
+            trace = claude_steps(list(json_lines(result.stdout)))
         return Completion(
+            trace=trace,
             text=text,
             parsed=parsed,
             usage=usage,

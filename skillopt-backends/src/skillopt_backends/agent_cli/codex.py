@@ -1,7 +1,9 @@
 """``codex-cli``: the Codex CLI headless (``codex exec --json``).
 
 Runs on the developer's ChatGPT plan (or ``OPENAI_API_KEY``) in a read-only sandbox
-inside a throwaway directory, without persisting a session. The reply is the last
+(``options.sandbox``: ``workspace-write`` lets the agent write in its throwaway
+directory, as upstream's codex_exec default; ``danger-full-access``) inside a throwaway
+directory, without persisting a session. The reply is the last
 ``agent_message`` of the JSON-lines event stream and usage comes from
 ``turn.completed``. Codex has no system-prompt flag, so in chat mode system text leads
 the prompt; in agent mode it is the workspace's ``AGENTS.md``.
@@ -24,6 +26,7 @@ from skillopt_backends.capabilities import strict_schema_ok
 
 EFFORTS = {"none": "minimal", "minimal": "minimal", "low": "low", "medium": "medium", "high": "high", "xhigh": "high", "max": "high"}
 MESSAGE_ITEMS = ("agent_message", "assistant_message")
+SANDBOXES = ("read-only", "workspace-write", "danger-full-access")
 
 
 class CodexCliBackend(AgentCliBackend):
@@ -41,6 +44,21 @@ class CodexCliBackend(AgentCliBackend):
     schema_flag = "--output-schema"
     instructions_file = "AGENTS.md"
 
+    @classmethod
+    def env_vars(cls, role: str, options: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+        """Upstream's codex_exec variables (and their aliases)."""
+        return {"options.path": (cls.path_env, "CODEX_EXEC_PATH", "CODEX_CLI_BIN", "CODEX_PATH"),
+                "options.sandbox": ("CODEX_EXEC_SANDBOX", "CODEX_SANDBOX_MODE", "CODEX_SANDBOX")}
+
+    def __init__(self, settings):
+        from skillopt.api import ConfigError
+
+        self.sandbox = str(settings.options.get("sandbox") or "read-only").strip()
+        if self.sandbox not in SANDBOXES:
+            raise ConfigError(f"codex-cli: model.{settings.role}.options.sandbox must be one of {', '.join(SANDBOXES)}, "
+                              f"not {self.sandbox!r}")
+        super().__init__(settings)
+
     def native_schema(self, schema: dict[str, Any]) -> bool:
         return super().native_schema(schema) and strict_schema_ok(schema)
 
@@ -51,7 +69,7 @@ class CodexCliBackend(AgentCliBackend):
             if self.has(flag):
                 args.append(flag)
         if self.has("--sandbox"):
-            args += ["--sandbox", "read-only"]
+            args += ["--sandbox", self.sandbox]
         if self.has("--color"):
             args += ["--color", "never"]
         if self.model_name:
@@ -72,7 +90,8 @@ class CodexCliBackend(AgentCliBackend):
         text: str | None = None
         usage: dict[str, Any] = {}
         errors: list[str] = []
-        for event in json_lines(result.stdout):
+        events = list(json_lines(result.stdout))
+        for event in events:
             kind = event.get("type")
             item = event.get("item") or {}
             if kind == "item.completed" and item.get("type") in MESSAGE_ITEMS:
@@ -100,7 +119,10 @@ class CodexCliBackend(AgentCliBackend):
             reasoning_tokens=as_int(usage.get("reasoning_output_tokens")),
         )
         model = self.model_name or "codex-cli-default"
+        from skillopt_backends.agent_cli.trace import codex_steps, trace_on
+
         return Completion(
+            trace=codex_steps(events) if trace_on(dict(self.settings.options), self.mode) else (),
             text=text,
             parsed=parsed,
             usage=counted,

@@ -6,7 +6,12 @@ events' content. In chat mode the user's custom instructions and the built-in MC
 servers are switched off and no tool is allowed; in agent mode the system text (the
 skill) is the workspace's ``.github/copilot-instructions.md``, which the CLI reads. The
 prompt travels as the ``-p`` argument (the CLI takes no prompt file), so one prompt is
-capped by the OS argument limit. The CLI reports output tokens at most, so input tokens
+capped by the OS argument limit. Tools are scoped with ``--available-tools`` (what the
+model may see at all): none in chat mode, ``options.available_tools`` in agent mode
+(default ``view``, read-only; ``COPILOT_AVAILABLE_TOOLS``); ``--allow-all-tools``, which
+waives the approval prompt for those tools, only with ``options.allow_all_tools = true``
+(upstream's opt-in ``copilot_exec_allow_all_tools``). ``options.home`` is the CLI's
+``COPILOT_HOME`` (an isolated config folder). The CLI reports output tokens at most, so input tokens
 are estimated at four characters a token; calls are unpriced (a plan, not per token).
 """
 
@@ -20,6 +25,7 @@ from skillopt_backends.agent_cli.process import CliResult
 
 #: Linux refuses a single argument longer than this (MAX_ARG_STRLEN)
 MAX_PROMPT_BYTES = 128 * 1024 - 1
+AGENT_TOOLS = "view"
 EFFORTS = {"none": "low", "minimal": "low", "low": "low", "medium": "medium", "high": "high", "xhigh": "xhigh", "max": "xhigh"}
 
 
@@ -35,6 +41,26 @@ class CopilotCliBackend(AgentCliBackend):
     login_help = "run `copilot` and /login, or set COPILOT_GITHUB_TOKEN"
     required_flags = ("-p", "--output-format")
     instructions_file = ".github/copilot-instructions.md"
+
+    @classmethod
+    def env_vars(cls, role: str, options: dict) -> dict[str, tuple[str, ...]]:
+        """Upstream's copilot_exec / copilot_chat variables."""
+        spec = {"options.path": (cls.path_env, "COPILOT_EXEC_PATH"), "options.home": ("COPILOT_EXEC_HOME",),
+                "timeout_s": ("COPILOT_CHAT_TIMEOUT",)}
+        if options.get("mode") == "agent":
+            spec.update({"options.allow_all_tools": ("COPILOT_EXEC_ALLOW_ALL_TOOLS",),
+                         "options.available_tools": ("COPILOT_AVAILABLE_TOOLS",)})
+        else:
+            spec["model"] = (f"COPILOT_CHAT_{role.upper()}_MODEL",)
+        return spec
+
+    def __init__(self, settings):
+        super().__init__(settings)
+        home = str(settings.options.get("home") or "").strip()
+        if home:
+            from pathlib import Path
+
+            self.env = {**self.env, "COPILOT_HOME": str(Path(home).expanduser())}
 
     def command(self, request: CompletionRequest, system: str, prompt: str) -> tuple[list[str], dict[str, str], str]:
         files: dict[str, str] = {}
@@ -57,6 +83,11 @@ class CopilotCliBackend(AgentCliBackend):
             args.append("--no-custom-instructions")
         if self.has("--disable-builtin-mcps"):
             args.append("--disable-builtin-mcps")
+        if self.has("--available-tools"):  # what the model may see: nothing in chat mode
+            tools = str(self.settings.options.get("available_tools") or AGENT_TOOLS) if self.mode == "agent" else ""
+            args.append(f"--available-tools={tools}")
+        if self.mode == "agent" and _truthy(self.settings.options.get("allow_all_tools")) and self.has("--allow-all-tools"):
+            args.append("--allow-all-tools")
         if request.reasoning_effort and self.has("--effort"):
             args += ["--effort", EFFORTS.get(request.reasoning_effort, "medium")]
         return args, files, ""
@@ -77,6 +108,10 @@ class CopilotCliBackend(AgentCliBackend):
         if not parts:
             raise self.malformed("no assistant.message in the event stream")
         return self.unpriced_completion("\n".join(parts), request, result, output_tokens=output_tokens)
+
+
+def _truthy(value) -> bool:
+    return value is True or str(value).strip().lower() in ("1", "true", "yes", "on")
 
 
 @hookimpl

@@ -30,6 +30,10 @@ class CursorCliBackend(AgentCliBackend):
     required_flags = ("--print", "--output-format")
     instructions_file = ".cursor/rules/skillopt.mdc"
 
+    @classmethod
+    def env_vars(cls, role: str, options: dict) -> dict[str, tuple[str, ...]]:
+        return {"options.path": (cls.path_env, "CURSOR_EXEC_PATH")}
+
     def command(self, request: CompletionRequest, system: str, prompt: str) -> tuple[list[str], dict[str, str], str]:
         args = ["-p", "--output-format", "json"]
         if self.model_name:

@@ -6,6 +6,13 @@ longer matches its manifest hash. Every change runs through the write-ahead
 transaction in :mod:`.transaction` under the per-project lock, and each adopt or
 rollback is appended to the project's adoption log, so ``rollback [NIGHT]`` restores
 the exact bytes (and modes) the night replaced.
+
+A night stages one or more *units* (see :mod:`skillopt_sleep.stage.writer`): ``main``
+(its skill and memory files) and, on a fan-out night, ``skill:NAME`` for each skill.
+Each unit is adopted and rolled back on its own (``--skill NAME``, ``--all-skills``);
+the log records which units every adopt and rollback moved, and each adoption keeps
+its own receipt and backups, so rolling back one skill restores exactly that skill's
+file and leaves the others as they are.
 """
 
 from __future__ import annotations
@@ -19,6 +26,7 @@ from skillopt_sleep.adopt import transaction
 from skillopt_sleep.adopt.lock import project_lock
 from skillopt_sleep.fsutil import read_json, sha256_bytes, sha256_file, write_json
 from skillopt_sleep.stage.layout import find_night, manifest
+from skillopt_sleep.stage.writer import MAIN, skill_unit
 from skillopt_sleep.state import project_state_dir
 
 
@@ -61,16 +69,47 @@ def _record(project: Path, event: dict) -> None:
     write_json(path, data)
 
 
-def adopted_nights(project: Path) -> list[str]:
-    """Nights currently adopted (adopt not followed by a rollback), oldest first."""
-    state: dict[str, str] = {}
-    order: list[str] = []
+def _units(event: dict) -> list[str]:
+    return list(event.get("units") or [MAIN])  # logs written before units existed moved the whole night
+
+
+def adopted_units(project: Path) -> list[tuple[str, str]]:
+    """(night, unit) currently adopted (adopted and not rolled back since), oldest first."""
+    last: dict[tuple[str, str], dict] = {}
+    order: list[tuple[str, str]] = []
     for e in events(project):
-        state[e["night"]] = e["kind"]
-        if e["night"] in order:
-            order.remove(e["night"])
-        order.append(e["night"])
-    return [n for n in order if state.get(n) == "adopt"]
+        for unit in _units(e):
+            key = (e["night"], unit)
+            last[key] = e
+            if key in order:
+                order.remove(key)
+            order.append(key)
+    return [key for key in order if last[key]["kind"] == "adopt"]
+
+
+def adopted_nights(project: Path) -> list[str]:
+    """Nights with at least one unit currently adopted, oldest first."""
+    return list(dict.fromkeys(night for night, _unit in adopted_units(project)))
+
+
+def _adoption(project: Path, night: str, unit: str) -> dict:
+    """The adopt event currently in force for (night, unit)."""
+    found = None
+    for e in events(project):
+        if e["night"] == night and unit in _units(e):
+            found = e if e["kind"] == "adopt" else None
+    if found is None:
+        raise AdoptRefused(f"{_label(unit)} of night {night} is not adopted")
+    return found
+
+
+def _label(unit: str) -> str:
+    return f"skill {unit.split(':', 1)[1]}" if unit.startswith("skill:") else "the main proposal"
+
+
+def labels(units: list[str]) -> str:
+    """Units as people read them: ``the main proposal, skill release``."""
+    return ", ".join(_label(u) for u in units)
 
 
 def _check_path(project: Path, path: Path) -> None:
@@ -88,17 +127,61 @@ def _check_path(project: Path, path: Path) -> None:
                 raise AdoptRefused(f"{cur} is a symlink; refusing to write below it")
 
 
-def adopt(project: Path, night: str | None = None, *, break_lock: bool = False) -> dict:
+def staged_units(data: dict) -> list[str]:
+    """The units a night's manifest stages, main first."""
+    return list(dict.fromkeys(t.get("unit", MAIN) for t in data["targets"]))
+
+
+def select_units(
+    staged: list[str], skills: tuple[str, ...] | list[str] = (), all_skills: bool = False, *, night: str
+) -> list[str]:
+    """Which staged units an adopt selects: the named skills, every skill, or (bare) the
+    main proposal — a night that staged only skills needs the choice said out loud."""
+    skill_units = [u for u in staged if u.startswith("skill:")]
+    names = ", ".join(u.split(":", 1)[1] for u in skill_units) or "none"
+    if skills and all_skills:
+        raise AdoptRefused("pass --skill NAME or --all-skills, not both")
+    if all_skills:
+        if not skill_units:
+            raise AdoptRefused(f"night {night} staged no per-skill proposal (--all-skills has nothing to adopt)")
+        return skill_units
+    if skills:
+        wanted = [skill_unit(n) for n in dict.fromkeys(skills)]
+        unknown = [u.split(":", 1)[1] for u in wanted if u not in staged]
+        if unknown:
+            raise AdoptRefused(f"night {night} staged no proposal for skill {unknown[0]!r} (staged skills: {names})")
+        return wanted
+    if MAIN in staged:
+        return [MAIN]
+    raise AdoptRefused(
+        f"night {night} staged only per-skill proposals ({names}): pass --skill NAME (repeatable) or --all-skills"
+    )
+
+
+def adopt(
+    project: Path, night: str | None = None, *, skills: tuple[str, ...] | list[str] = (), all_skills: bool = False,
+    break_lock: bool = False,
+) -> dict:
+    """Adopt a staged night's main proposal (bare), or its fan-out skills (``skills`` /
+    ``all_skills``), as one transaction; returns the receipt."""
     project = Path(project).resolve()
     lock, log, _ = _paths(project)
     with project_lock(lock, break_lock=break_lock):
         recover(project)
         night_dir = find_night(project, night)
         data = manifest(night_dir)
-        if night_dir.name in adopted_nights(project):
-            raise AdoptRefused(f"night {night_dir.name} is already adopted; `skillopt sleep rollback {night_dir.name}` undoes it")
+        units = select_units(staged_units(data), skills, all_skills, night=night_dir.name)
+        already = [u for u in units if (night_dir.name, u) in adopted_units(project)]
+        if already:
+            flag = "" if already[0] == MAIN else f" --skill {already[0].split(':', 1)[1]}"
+            raise AdoptRefused(
+                f"{_label(already[0])} of night {night_dir.name} is already adopted; "
+                f"`skillopt sleep rollback {night_dir.name}{flag}` undoes it"
+            )
         changes = []
         for t in data["targets"]:
+            if t.get("unit", MAIN) not in units:
+                continue
             live = Path(t["live_path"])
             _check_path(project, live)
             current = sha256_file(live)
@@ -110,55 +193,89 @@ def adopt(project: Path, night: str | None = None, *, break_lock: bool = False) 
             proposed = (night_dir / t["proposed"]).read_bytes()
             if sha256_bytes(proposed) != t["proposed_sha256"]:
                 raise AdoptRefused(f"{night_dir / t['proposed']} does not match its manifest hash; it was modified after staging")
-            changes.append(transaction.Change(path=live, new_bytes=proposed))
+            changes.append(transaction.Change(path=live, new_bytes=proposed, unit=t.get("unit", MAIN)))
+        tag = _tag()
         receipt = transaction.run(
             log,
-            night_dir / "backup",
+            night_dir / "backups" / tag,
             changes,
             kind="adopt",
-            receipt=night_dir / "adopted.json",
-            receipt_data={"night": night_dir.name, "kind": "adopt", "at": _now()},
+            receipt=night_dir / "receipts" / f"adopt-{tag}.json",
+            receipt_data={"night": night_dir.name, "kind": "adopt", "units": units, "at": _now()},
         )
-        _record(project, {"night": night_dir.name, "kind": "adopt", "at": receipt["at"], "transaction": receipt["transaction"]})
+        event = {"night": night_dir.name, "kind": "adopt", "units": units, "at": receipt["at"]}
+        _record(project, {**event, "transaction": receipt["transaction"], "receipt": str(night_dir / "receipts" / f"adopt-{tag}.json")})
         return receipt
 
 
-def rollback(project: Path, night: str | None = None, *, force: bool = False, break_lock: bool = False) -> dict:
+def rollback(
+    project: Path, night: str | None = None, *, skills: tuple[str, ...] | list[str] = (), all_skills: bool = False,
+    force: bool = False, break_lock: bool = False,
+) -> dict:
+    """Restore what adopted units replaced: bare, every unit still adopted from ``night``
+    (default: the latest night with one); ``skills`` / ``all_skills``, only those skills."""
     project = Path(project).resolve()
     lock, log, _ = _paths(project)
     with project_lock(lock, break_lock=break_lock):
         recover(project)
-        adopted = adopted_nights(project)
+        adopted = adopted_units(project)
         if not adopted:
             raise AdoptRefused("nothing to roll back: no adopted night for this project")
-        name = night or adopted[-1]
-        if name not in adopted:
-            raise AdoptRefused(f"night {name} is not adopted (adopted: {', '.join(adopted)})")
+        if skills and all_skills:
+            raise AdoptRefused("pass --skill NAME or --all-skills, not both")
+        wanted = {skill_unit(n) for n in skills}
+        chosen = (lambda u: u in wanted) if skills else (lambda u: u.startswith("skill:")) if all_skills else (lambda u: True)
+        candidates = [(n, u) for n, u in adopted if chosen(u)]
+        if not candidates:
+            what = ", ".join(f"skill {n}" for n in skills) if skills else "per-skill proposal"
+            raise AdoptRefused(f"no adopted {what} to roll back (adopted: {_describe(adopted)})")
+        name = night or candidates[-1][0]
+        units = [u for n, u in candidates if n == name]
+        if not units:
+            if skills or all_skills:
+                raise AdoptRefused(f"night {name} has no such adopted skill (adopted: {_describe(adopted)})")
+            raise AdoptRefused(f"night {name} is not adopted (adopted: {', '.join(adopted_nights(project))})")
         night_dir = find_night(project, name)
-        receipt = read_json(night_dir / "adopted.json")
-        if not isinstance(receipt, dict):
-            raise AdoptRefused(f"{night_dir / 'adopted.json'} is missing; cannot know what to restore")
-        changes = []
-        for entry in receipt["entries"]:
-            live = Path(entry["path"])
-            _check_path(project, live)
-            if sha256_file(live) != entry["after_sha256"] and not force:
-                raise AdoptRefused(f"{live} changed after night {name} was adopted; pass --force to restore the backup anyway")
-            if entry["existed"]:
-                changes.append(transaction.Change(path=live, new_bytes=Path(entry["backup"]).read_bytes()))
-            else:
-                changes.append(transaction.Change(path=live, new_bytes=None, remove_dirs=tuple(entry.get("created_dirs", []))))
+        changes, entries = [], []
+        for unit in units:
+            for entry in _receipt_entries(project, night_dir, _adoption(project, name, unit), unit):
+                live = Path(entry["path"])
+                _check_path(project, live)
+                if sha256_file(live) != entry["after_sha256"] and not force:
+                    raise AdoptRefused(f"{live} changed after night {name} was adopted; pass --force to restore the backup anyway")
+                if entry["existed"]:
+                    changes.append(transaction.Change(path=live, new_bytes=Path(entry["backup"]).read_bytes(), unit=unit))
+                else:
+                    changes.append(
+                        transaction.Change(path=live, new_bytes=None, remove_dirs=tuple(entry.get("created_dirs", [])), unit=unit)
+                    )
+                entries.append(entry)
+        tag = _tag()
         result = transaction.run(
             log,
-            night_dir / "rollback-backup",
+            night_dir / "backups" / f"rollback-{tag}",
             changes,
             kind="rollback",
-            receipt=night_dir / "rolled_back.json",
-            receipt_data={"night": name, "kind": "rollback", "at": _now()},
-            install=_restore_mode_aware(receipt["entries"]),
+            receipt=night_dir / "receipts" / f"rollback-{tag}.json",
+            receipt_data={"night": name, "kind": "rollback", "units": units, "at": _now()},
+            install=_restore_mode_aware(entries),
         )
-        _record(project, {"night": name, "kind": "rollback", "at": result["at"], "transaction": result["transaction"]})
+        event = {"night": name, "kind": "rollback", "units": units, "at": result["at"]}
+        _record(project, {**event, "transaction": result["transaction"]})
         return result
+
+
+def _receipt_entries(project: Path, night_dir: Path, event: dict, unit: str) -> list[dict]:
+    """The entries of ``unit`` in the receipt of the adoption ``event``."""
+    path = Path(event.get("receipt") or night_dir / "adopted.json")  # older logs kept one receipt per night
+    receipt = read_json(path)
+    if not isinstance(receipt, dict):
+        raise AdoptRefused(f"{path} is missing; cannot know what to restore")
+    return [e for e in receipt["entries"] if (e.get("unit") or MAIN) == unit]
+
+
+def _describe(adopted: list[tuple[str, str]]) -> str:
+    return ", ".join(f"{n} ({_label(u)})" for n, u in adopted)
 
 
 def _restore_mode_aware(entries: list[dict]):
@@ -168,6 +285,13 @@ def _restore_mode_aware(entries: list[dict]):
         transaction._install(path, data, modes.get(str(path), mode))
 
     return install
+
+
+def _tag() -> str:
+    """A sortable, unique name for one adoption's receipt and backups."""
+    import uuid
+
+    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
 
 
 def _now() -> str:

@@ -29,6 +29,8 @@ class Change:
     path: Path
     new_bytes: bytes | None
     remove_dirs: tuple[str, ...] = ()
+    #: which staged unit the change belongs to (``main``, ``skill:NAME``), kept in the receipt
+    unit: str = ""
 
 
 def _install(path: Path, data: bytes, mode: int) -> None:
@@ -70,6 +72,7 @@ def run(
                 "mode": mode,
                 "before_sha256": sha256_file(path),
                 "created_dirs": _created_dirs(path),
+                "unit": change.unit,
             }
         )
     write_json(log_path, {"id": txid, "kind": kind, "phase": "prepared", "receipt": str(receipt), "entries": entries})
@@ -98,6 +101,7 @@ def run(
                     "before_sha256": e["before_sha256"],
                     "after_sha256": sha256_file(Path(e["path"])),
                     "created_dirs": e["created_dirs"],
+                    "unit": e["unit"],
                 }
                 for e in entries
             ],

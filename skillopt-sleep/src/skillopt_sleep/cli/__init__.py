@@ -58,6 +58,13 @@ Timeout = Annotated[
 Miner = Annotated[str, typer.Option("--miner", help="heuristic (no model), llm, or auto (both when a capable model is set).")]
 Reflector = Annotated[str, typer.Option("--reflector", help="heuristic (no model), llm, or auto.")]
 EditBudget = Annotated[int, typer.Option("--edit-budget", help="Most edits proposed per night.")]
+Preferences = Annotated[
+    str | None,
+    typer.Option(
+        "--preferences",
+        help="House rules for the reflector (LLM reflection): the text, or a file holding it.",
+    ),
+]
 RecallK = Annotated[
     int, typer.Option("--recall-k", help="Add the K most similar train tasks from this project's earlier nights.")
 ]
@@ -99,6 +106,19 @@ TasksFile = Annotated[
 Json = Annotated[bool, typer.Option("--json", help="Print the result as JSON on stdout.")]
 Night = Annotated[str | None, typer.Argument(help="Night name (YYYYmmdd-HHMMSS); default: the latest.")]
 BreakLock = Annotated[bool, typer.Option("--break-lock", help="Take over an adoption lock held by a process that is gone.")]
+SkillSelect = Annotated[
+    list[str] | None,
+    typer.Option("--skill", help="A fan-out skill's proposal, by skill name (repeatable); default: the main proposal."),
+]
+AllSkills = Annotated[bool, typer.Option("--all-skills", help="Every fan-out skill's proposal of the night.")]
+FanOut = Annotated[
+    bool,
+    typer.Option(
+        "--fan-out",
+        help="Also consolidate each skill tonight's sessions used, from its own SKILL.md, as its own proposal "
+        "(adopt with --skill NAME).",
+    ),
+]
 
 
 def _night_command(dry_run: bool):
@@ -122,6 +142,7 @@ def _night_command(dry_run: bool):
         miner: Miner = "auto",
         reflector: Reflector = "auto",
         edit_budget: EditBudget = 4,
+        preferences: Preferences = None,
         recall_k: RecallK = 0,
         dream_factor: DreamFactor = 0,
         dream_rollouts: DreamRollouts = 1,
@@ -138,6 +159,7 @@ def _night_command(dry_run: bool):
         max_calls: MaxCalls = None,
         max_tokens: MaxTokens = None,
         max_cost: MaxCost = None,
+        fan_out: FanOut = False,
         auto_adopt: AutoAdopt = False,
         tasks_file: TasksFile = None,
         as_json: Json = False,
@@ -182,6 +204,54 @@ def harvest(
     actions.harvest(**kw)
 
 
+@sleep_app.command("ab")
+def ab(
+    tasks_file: Annotated[Path, typer.Option("--tasks-file", help="The fixed task manifest (a reviewed tasks file).")],
+    skill_a: Annotated[Path, typer.Option("--skill-a", help="Skill document of arm A (e.g. the live SKILL.md).")],
+    skill_b: Annotated[Path, typer.Option("--skill-b", help="Skill document of arm B (e.g. a staged proposal).")],
+    memory: Annotated[
+        Path | None, typer.Option("--memory", help="Memory file both arms see (default: none).")
+    ] = None,
+    seeds: Annotated[int, typer.Option("--seeds", help="Seeds per task and arm (distinct samples).")] = 3,
+    seed: Seed = 42,
+    confidence: Annotated[float, typer.Option("--confidence", help="Confidence of the bootstrap interval.")] = 0.95,
+    resamples: Annotated[
+        int, typer.Option("--resamples", help="Bootstrap draws when the distribution is too large to enumerate.")
+    ] = 10_000,
+    project: Project = Path("."),
+    backend: Backend = "auto",
+    model: Model = "",
+    optimizer_backend: OptBackend = "",
+    optimizer_model: OptModel = "",
+    backend_option: BackendOption = None,
+    no_cache: NoCache = False,
+    workers: Workers = 4,
+    timeout: Timeout = None,
+    max_calls: MaxCalls = None,
+    max_cost: MaxCost = None,
+    as_json: Json = False,
+) -> None:
+    """Paired A/B evaluation of two skills on a fixed task manifest: exact McNemar test and a
+    task-level bootstrap interval on the success-rate difference (B − A), over several seeds."""
+    kw = dict(locals())
+    from skillopt_sleep.cli import evaluation
+
+    evaluation.ab(**kw)
+
+
+@sleep_app.command("prompts")
+def prompts_command(
+    starter: Annotated[
+        bool, typer.Option("--starter", help="Print a prompt file holding every default (commented) to copy and edit.")
+    ] = False,
+    as_json: Json = False,
+) -> None:
+    """The prompts a night sends, which ones your prompt file overrides, and where that file is."""
+    from skillopt_sleep.cli import evaluation
+
+    evaluation.prompts(starter=starter, as_json=as_json)
+
+
 @sleep_app.command("status")
 def status(project: Project = Path("."), as_json: Json = False) -> None:
     """Nights run, the latest result, staged and adopted nights."""
@@ -191,25 +261,38 @@ def status(project: Project = Path("."), as_json: Json = False) -> None:
 
 
 @sleep_app.command("adopt")
-def adopt(night: Night = None, project: Project = Path("."), break_lock: BreakLock = False, as_json: Json = False) -> None:
-    """Write a staged night's proposal into the live files (atomically, with backups)."""
+def adopt(
+    night: Night = None,
+    project: Project = Path("."),
+    skill: SkillSelect = None,
+    all_skills: AllSkills = False,
+    break_lock: BreakLock = False,
+    as_json: Json = False,
+) -> None:
+    """Write a staged night's proposal into the live files (atomically, with backups);
+    --skill / --all-skills adopt a fan-out night's per-skill proposals instead."""
     from skillopt_sleep.cli import actions
 
-    actions.adopt(night=night, project=project, break_lock=break_lock, as_json=as_json)
+    actions.adopt(night=night, project=project, skills=tuple(skill or ()), all_skills=all_skills, break_lock=break_lock,
+                  as_json=as_json)  # fmt: skip
 
 
 @sleep_app.command("rollback")
 def rollback(
     night: Night = None,
     project: Project = Path("."),
+    skill: SkillSelect = None,
+    all_skills: AllSkills = False,
     break_lock: BreakLock = False,
     force: Annotated[bool, typer.Option("--force", help="Restore even if the live file changed after adoption.")] = False,
     as_json: Json = False,
 ) -> None:
-    """Restore the files an adopted night replaced, byte for byte (default: the latest adopted night)."""
+    """Restore the files an adopted night replaced, byte for byte (default: the latest adopted night);
+    --skill / --all-skills restore only those fan-out skills."""
     from skillopt_sleep.cli import actions
 
-    actions.rollback(night=night, project=project, break_lock=break_lock, force=force, as_json=as_json)
+    actions.rollback(night=night, project=project, skills=tuple(skill or ()), all_skills=all_skills,
+                     break_lock=break_lock, force=force, as_json=as_json)  # fmt: skip
 
 
 @sleep_app.command("diff")
@@ -242,9 +325,9 @@ def schedule(
 ) -> None:
     """Install a user crontab entry that runs this project's cycle every night."""
     kw = dict(locals())
-    from skillopt_sleep.cli import actions
+    from skillopt_sleep.cli import scheduling
 
-    actions.schedule(**kw)
+    scheduling.schedule(**kw)
 
 
 @sleep_app.command("session-end")
@@ -263,9 +346,9 @@ def session_end(
     """For a SessionEnd hook: read the hook's JSON on stdin and stage a night for its
     project in the background (never adopts; returns at once; always exits 0)."""
     kw = dict(locals())
-    from skillopt_sleep.cli import actions
+    from skillopt_sleep.cli import scheduling
 
-    actions.session_end(**kw)
+    scheduling.session_end(**kw)
 
 
 @sleep_app.command("unschedule")
@@ -276,9 +359,9 @@ def unschedule(
     as_json: Json = False,
 ) -> None:
     """Remove this project's crontab entry."""
-    from skillopt_sleep.cli import actions
+    from skillopt_sleep.cli import scheduling
 
-    actions.unschedule(project=project, everything=everything, crontab_file=crontab_file, as_json=as_json)
+    scheduling.unschedule(project=project, everything=everything, crontab_file=crontab_file, as_json=as_json)
 
 
 @sleep_app.command("experiment")
@@ -296,13 +379,17 @@ def experiment(
             "planted secrets; reports what was found, mined and staged.",
         ),
     ] = False,
+    homes: Annotated[
+        str,
+        typer.Option("--homes", help="Run the generated-homes experiment on a set: tune, held-out or all (a table per home)."),
+    ] = "",
     as_json: Json = False,
 ) -> None:
-    """The deterministic experiments: personas (the gated cycle improves held-out score and blocks a harmful edit)
-    or, with --home, a realistic home directory."""
+    """The deterministic experiments: personas (the gated cycle improves held-out score and blocks a harmful edit),
+    with --home a realistic home directory, with --homes many generated ones."""
     from skillopt_sleep.cli import actions
 
-    actions.experiment(persona=persona, seeds=seeds, assert_improves=assert_improves, home=home, as_json=as_json)
+    actions.experiment(persona=persona, seeds=seeds, assert_improves=assert_improves, home=home, as_json=as_json, homes=homes)
 
 
 @hookimpl

@@ -49,8 +49,21 @@ def _typed(value: str):
     return {"true": True, "false": False}.get(value.lower(), value)
 
 
+#: upstream's ``skillopt-sleep --backend`` names that are spelled differently here
+UPSTREAM_BACKENDS = {"mock": "scripted", "azure_openai": "azure-openai"}
+
+
+def _backend(name: str, flag: str) -> str:
+    """Upstream's Sleep backend names, said once: ``mock`` is our ``scripted``."""
+    ours = UPSTREAM_BACKENDS.get(name)
+    if ours is None:
+        return name
+    info(f"{flag} {name} is upstream's name; SkillOpt's is {ours}")
+    return ours
+
+
 def build_options(kw: dict):
-    from skillopt_sleep.options import SleepOptions
+    from skillopt_sleep.options import SleepOptions, read_preferences
 
     roots: dict[str, tuple[Path, ...]] = {}
     for src, path in _pairs(kw.get("root"), "--root"):
@@ -64,9 +77,9 @@ def build_options(kw: dict):
         agent=kw.get("agent", ""),
         target_skill_path=kw.get("target_skill_path", ""),
         memory=kw.get("memory", "auto"),
-        backend=kw.get("backend", "auto"),
+        backend=_backend(kw.get("backend", "auto"), "--backend"),
         model=kw.get("model", ""),
-        optimizer_backend=kw.get("optimizer_backend", ""),
+        optimizer_backend=_backend(kw.get("optimizer_backend", ""), "--optimizer-backend"),
         optimizer_model=kw.get("optimizer_model", ""),
         backend_options={k: _typed(v) for k, v in _pairs(kw.get("backend_option"), "--backend-option")},
         use_cache=not kw.get("no_cache", False),
@@ -75,6 +88,7 @@ def build_options(kw: dict):
         miner=kw.get("miner", "auto"),
         reflector=kw.get("reflector", "auto"),
         edit_budget=kw.get("edit_budget", 4),
+        preferences=read_preferences(kw.get("preferences")),
         recall_k=kw.get("recall_k", 0),
         dream_factor=kw.get("dream_factor", 0),
         dream_rollouts=kw.get("dream_rollouts", 1),
@@ -91,6 +105,7 @@ def build_options(kw: dict):
         max_calls=kw.get("max_calls"),
         max_tokens=kw.get("max_tokens"),
         max_cost_usd=kw.get("max_cost"),
+        fan_out=kw.get("fan_out", False),
         auto_adopt=kw.get("auto_adopt", False),
     )
 
@@ -146,8 +161,16 @@ def night(*, dry_run: bool, **kw) -> None:
         info(f"  contrastive reflection: {len(c.tasks)} task(s) varied across {c.rollouts} rollouts")
     for e in report.accepted_edits:
         info(f"  + [{e.doc}] {e.edit.content}")
+    for r in report.skills:
+        val = f"val {_score(r.scores.baseline_val)} → {_score(r.scores.final_val)}"
+        info(f"  skill {r.name}: [bold]{r.status}[/bold] — {r.reason} ({val})")
+        for e in r.accepted_edits:
+            info(f"    + {e.edit.content}")
     if result.staging:
         info(f"  staged in {result.staging}; review with `skillopt sleep diff`, then `skillopt sleep adopt`")
+        accepted = [r.name for r in report.skills if r.status == "accepted"]
+        if accepted:
+            info("  per-skill proposals: " + ", ".join(f"`skillopt sleep adopt --skill {n}`" for n in accepted))
     if result.adopted:
         info("  adopted (--auto-adopt); undo with `skillopt sleep rollback`")
 
@@ -183,8 +206,8 @@ def harvest(**kw) -> None:
 
 
 def status(*, project: Path, as_json: bool) -> None:
-    from skillopt_sleep.adopt.adopt import adopted_nights, recover_locked
-    from skillopt_sleep.stage.layout import nights
+    from skillopt_sleep.adopt.adopt import adopted_nights, adopted_units, recover_locked, staged_units
+    from skillopt_sleep.stage.layout import StagingError, manifest, nights
     from skillopt_sleep.state import SleepState
 
     project = Path(project).resolve()
@@ -192,6 +215,14 @@ def status(*, project: Path, as_json: bool) -> None:
     recovered = transaction == "recovered"
     state = SleepState.load(project)
     staged = [p.name for p in nights(project)]
+    staged_skills = {}
+    for night_dir in nights(project):
+        try:
+            names = [u.split(":", 1)[1] for u in staged_units(manifest(night_dir)) if u.startswith("skill:")]
+        except (StagingError, KeyError, TypeError):
+            continue
+        if names:
+            staged_skills[night_dir.name] = names
     data = {
         "project": str(project),
         "nights": state.nights,
@@ -199,6 +230,8 @@ def status(*, project: Path, as_json: bool) -> None:
         "history": state.history[-5:],
         "staged": staged,
         "adopted": adopted_nights(project),
+        "staged_skills": staged_skills,
+        "adopted_skills": [{"night": n, "skill": u.removeprefix("skill:")} for n, u in adopted_units(project) if u != "main"],
         "recovered_interrupted_transaction": recovered, "adoption_in_progress": transaction == "busy",
     }
     if as_json:
@@ -208,6 +241,9 @@ def status(*, project: Path, as_json: bool) -> None:
         f"{project}: {state.nights} night(s); staged: {', '.join(staged) or 'none'}; "
         f"adopted: {', '.join(data['adopted']) or 'none'}"
     )
+    for name, skills in staged_skills.items():
+        adopted_here = {row["skill"] for row in data["adopted_skills"] if row["night"] == name}
+        info(f"  night {name} skills: " + ", ".join(f"{s}{' (adopted)' if s in adopted_here else ''}" for s in skills))
     if recovered:
         info("[yellow]an interrupted adopt/rollback was found and undone[/yellow]")
     for row in data["history"]:
@@ -218,11 +254,13 @@ def status(*, project: Path, as_json: bool) -> None:
         )
 
 
-def adopt(*, night: str | None, project: Path, break_lock: bool, as_json: bool) -> None:
-    from skillopt_sleep.adopt.adopt import adopt as do_adopt
+def adopt(
+    *, night: str | None, project: Path, skills: tuple[str, ...], all_skills: bool, break_lock: bool, as_json: bool
+) -> None:
+    from skillopt_sleep.adopt.adopt import adopt as do_adopt, labels
 
     try:
-        receipt = do_adopt(Path(project), night, break_lock=break_lock)
+        receipt = do_adopt(Path(project), night, skills=skills, all_skills=all_skills, break_lock=break_lock)
     except SkillOptError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:
@@ -230,14 +268,17 @@ def adopt(*, night: str | None, project: Path, break_lock: bool, as_json: bool) 
     if as_json:
         print_json(receipt)
         return
-    info(f"adopted night {receipt['night']}: " + ", ".join(e["path"] for e in receipt["entries"]))
+    paths = ", ".join(e["path"] for e in receipt["entries"])
+    info(f"adopted night {receipt['night']} ({labels(receipt['units'])}): {paths}")
 
 
-def rollback(*, night: str | None, project: Path, break_lock: bool, force: bool, as_json: bool) -> None:
-    from skillopt_sleep.adopt.adopt import rollback as do_rollback
+def rollback(
+    *, night: str | None, project: Path, skills: tuple[str, ...], all_skills: bool, break_lock: bool, force: bool, as_json: bool
+) -> None:
+    from skillopt_sleep.adopt.adopt import labels, rollback as do_rollback
 
     try:
-        receipt = do_rollback(Path(project), night, force=force, break_lock=break_lock)
+        receipt = do_rollback(Path(project), night, skills=skills, all_skills=all_skills, force=force, break_lock=break_lock)
     except SkillOptError as exc:
         raise fail(str(exc)) from None
     except OSError as exc:
@@ -245,7 +286,9 @@ def rollback(*, night: str | None, project: Path, break_lock: bool, force: bool,
     if as_json:
         print_json(receipt)
         return
-    info(f"rolled back night {receipt['night']}: " + ", ".join(e["path"] for e in receipt["entries"]))
+    paths = ", ".join(e["path"] for e in receipt["entries"])
+    info(f"rolled back night {receipt['night']} ({labels(receipt['units'])}): {paths}")
+
 
 
 def diff(*, night: str | None, project: Path, as_json: bool) -> None:
@@ -261,12 +304,10 @@ def diff(*, night: str | None, project: Path, as_json: bool) -> None:
         live = Path(t["live_path"])
         before = live.read_text(encoding="utf-8", errors="replace") if live.exists() else ""
         after = (night_dir / t["proposed"]).read_text(encoding="utf-8")
-        text = "".join(
-            difflib.unified_diff(
-                before.splitlines(True), after.splitlines(True), fromfile=f"live/{live.name}", tofile=f"proposed/{live.name}"
-            )
-        )
-        diffs.append({"role": t["role"], "path": str(live), "diff": text})
+        shown = _shown(live, project)
+        lines = difflib.unified_diff(before.splitlines(True), after.splitlines(True), f"live/{shown}", f"proposed/{shown}")
+        text = "".join(lines)
+        diffs.append({"unit": t.get("unit", "main"), "role": t["role"], "path": str(live), "diff": text})
     if as_json:
         print_json({"night": night_dir.name, "diffs": diffs})
         return
@@ -274,81 +315,31 @@ def diff(*, night: str | None, project: Path, as_json: bool) -> None:
         typer.echo(d["diff"] or f"(no change to {d['path']})")
 
 
-def _night_args(kw: dict) -> list[str]:
-    """The `run` options a scheduled or hook-started night is given (never --auto-adopt
-    unless the caller has and set that option)."""
-    args: list[str] = []
-    for src in kw.get("source") or []:
-        args += ["--source", src]
-    if kw.get("backend") and kw["backend"] != "auto":
-        args += ["--backend", kw["backend"]]
-    if kw.get("model"):
-        args += ["--model", kw["model"]]
-    for pair in kw.get("backend_option") or []:
-        args += ["--backend-option", pair]
-    args += ["--lookback-hours", str(kw.get("lookback_hours", 168.0))]
-    for flag, key in (("--max-calls", "max_calls"), ("--max-tokens", "max_tokens"), ("--max-cost", "max_cost")):
-        if kw.get(key) is not None:
-            args += [flag, str(kw[key])]
-    if kw.get("auto_adopt"):
-        args.append("--auto-adopt")
-    return args
+def _shown(path: Path, project: Path) -> str:
+    """A live file as a diff header names it: relative to the project when inside it."""
+    path, root = path.resolve(), Path(project).resolve()
+    return str(path.relative_to(root)) if path.is_relative_to(root) else str(path)
 
 
-def schedule(**kw) -> None:
-    from skillopt_sleep import schedule as sched
-    from skillopt_sleep.state import project_state_dir
-
-    project = Path(kw["project"]).resolve()
-    try:
-        line = sched.cron_line(
-            project, hour=kw["hour"], minute=kw["minute"], args=_night_args(kw), log=project_state_dir(project) / "cron.log"
-        )
-        if kw["print_only"]:
-            installed = False
-        else:
-            sched.install(sched.Crontab(file=kw.get("crontab_file")), project, line)
-            installed = True
-    except SkillOptError as exc:
-        raise fail(str(exc)) from None
-    if kw["as_json"]:
-        print_json({"line": line, "installed": installed})
-    elif installed:
-        info(f"installed: {line}")
-    else:
-        typer.echo(line)
-
-
-def session_end(**kw) -> None:
-    import sys
-
-    from skillopt_sleep.hook import session_end as handle
-
-    stdin = "" if sys.stdin is None or sys.stdin.isatty() else sys.stdin.read()
-    try:
-        line = handle(stdin, _night_args(kw), min_hours=kw["min_hours"])
-    except (SkillOptError, OSError) as exc:  # a hook must never disturb the agent it runs in
-        line = f"skillopt sleep: no night started: {exc}"
-    info(line)
-
-
-def unschedule(*, project: Path, everything: bool, crontab_file: Path | None, as_json: bool) -> None:
-    from skillopt_sleep import schedule as sched
-
-    try:
-        removed = sched.remove(sched.Crontab(file=crontab_file), Path(project).resolve(), everything=everything)
-    except SkillOptError as exc:
-        raise fail(str(exc)) from None
-    if as_json:
-        print_json({"removed": removed})
-    else:
-        info(f"removed {removed} entr{'y' if removed == 1 else 'ies'}")
-
-
-def experiment(*, persona: str, seeds: int, assert_improves: bool, home: bool, as_json: bool) -> None:
+def experiment(*, persona: str, seeds: int, assert_improves: bool, home: bool, as_json: bool, homes: str = "") -> None:
     from skillopt_sleep.experiments.home_run import home_verdict, run_home_experiment
     from skillopt_sleep.experiments.run import run_experiment, verdict
 
+    if homes:
+        from skillopt_sleep.experiments.homes.run import homes_verdict, run_homes, table
+
+        try:
+            results = run_homes(homes)
+        except SkillOptError as exc:
+            raise fail(str(exc)) from None
+        ok, summary = homes_verdict(results)
+        if as_json:
+            print_json({"ok": ok, "summary": summary, "runs": results})
+        else:
+            typer.echo(table(results) + "\n\n" + json.dumps(summary, indent=2))
+        if assert_improves and not ok:
+            raise typer.Exit(1)
+        return
     try:
         results = run_home_experiment(seeds=seeds) if home else run_experiment(persona=persona, seeds=seeds)
     except SkillOptError as exc:
@@ -362,3 +353,4 @@ def experiment(*, persona: str, seeds: int, assert_improves: bool, home: bool, a
         typer.echo(json.dumps(summary, indent=2))
     if assert_improves and not ok:
         raise typer.Exit(1)
+

@@ -1,4 +1,4 @@
-"""``python -m skillopt_sleep.experiments [--persona NAME | --home] [--seeds N] [--json] [--assert-improves]``."""
+"""``python -m skillopt_sleep.experiments [--persona NAME | --home | --homes SET] [--seeds N] [--json] [--table] [--assert-improves]``."""
 
 from __future__ import annotations
 
@@ -8,6 +8,16 @@ import sys
 
 
 def main(argv: list[str] | None = None) -> int:
+    from skillopt.api import ConfigError
+
+    try:
+        return _main(argv)
+    except ConfigError as exc:  # a bad --persona: one line, no traceback
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _main(argv: list[str] | None) -> int:
     from skillopt_sleep.experiments.run import run_experiment, verdict
 
     parser = argparse.ArgumentParser(prog="python -m skillopt_sleep.experiments", description=__doc__)
@@ -16,8 +26,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--assert-improves", action="store_true")
     parser.add_argument("--home", action="store_true", help="the fixture-home experiment instead of the personas")
+    parser.add_argument("--homes", choices=("tune", "held-out", "all"), help="the generated-homes experiment on this set")
+    parser.add_argument("--table", action="store_true", help="with --homes: print a markdown table of the figures")
     args = parser.parse_args(argv)
-    if args.home:
+    if args.homes:
+        from skillopt_sleep.experiments.homes.run import homes_verdict, run_homes, table
+
+        results = run_homes(args.homes)
+        ok, summary = homes_verdict(results)
+        if args.table:
+            print(table(results))
+            return 1 if args.assert_improves and not ok else 0
+    elif args.home:
         from skillopt_sleep.experiments.home_run import home_verdict, run_home_experiment
 
         results = run_home_experiment(seeds=args.seeds)

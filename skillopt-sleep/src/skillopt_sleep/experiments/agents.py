@@ -103,7 +103,7 @@ def doc_follower(request: CompletionRequest) -> str:
         return "Done — the work is complete."
     job = next((name for name, pattern in HOME_JOBS if pattern.search(req)), "tests")
     if job == "changelog":
-        entry = "## [1.9.0] - 2025-10-09\n- Describe the change" if re.search(r"(?i)version heading", docs) else "- Describe the change"
+        entry = "## [1.9.0] - 2025-10-09\n- Describe the change" if re.search(r"(?i)version heading|## \[X\.Y\.Z\]", docs) else "- Describe the change"
         return f"Add to CHANGELOG.md:\n```markdown\n{entry}\n```"
     if job == "migration":
         uv = "uv run " if re.search(r"(?i)uv run alembic", docs) else ""

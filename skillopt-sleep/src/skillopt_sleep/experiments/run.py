@@ -89,13 +89,18 @@ def _ungated_test_score(report, project: Path, proposals, clients, opts) -> floa
     return result.evaluation().mean(opts.gate_metric)
 
 
+#: microsoft/SkillOpt's experiment personas (a researcher's arXiv answers, a programmer's commit subjects)
+UPSTREAM_PERSONAS = ("researcher", "programmer")
+
+
 def run_experiment(*, persona: str = "all", seeds: int = 3) -> list[dict]:
     names = list(PERSONAS) if persona == "all" else [persona]
     for name in names:
         if name not in PERSONAS:
             from skillopt.api import ConfigError
 
-            raise ConfigError(f"--persona: unknown persona {name!r}; bundled: {', '.join(PERSONAS)}, all")
+            upstream = " (upstream's persona; this experiment bundles its own)" if name in UPSTREAM_PERSONAS else ""
+            raise ConfigError(f"--persona: unknown persona {name!r}{upstream}; bundled: {', '.join(PERSONAS)}, all")
     results = []
     with tempfile.TemporaryDirectory(prefix="skillopt-sleep-exp-") as tmp, skillopt_home(Path(tmp) / "skillopt-home"):
         for name in names:

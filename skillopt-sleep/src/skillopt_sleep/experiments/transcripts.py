@@ -7,6 +7,7 @@ exercise the real harvesters, not a shortcut around them.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import uuid
 import zlib
@@ -44,7 +45,7 @@ def write_claude(home: Path, project: Path, session_id: str, events: list[Event]
     }
     for n, ev in enumerate(events):
         t += timedelta(seconds=7)
-        uid = str(uuid.UUID(int=(hash((session_id, n)) & (2**128 - 1))))
+        uid = str(uuid.UUID(bytes=hashlib.sha256(f"{session_id}:{n}".encode()).digest()[:16]))  # stable across runs
         if ev.kind == "user":
             rec = {**base, "parentUuid": parent, "type": "user", "message": {"role": "user", "content": ev.text}}
         elif ev.kind == "assistant":

@@ -1,6 +1,9 @@
-"""Writing synthetic sessions into OpenCode's SQLite store (``opencode.db``), in the
-schema its harvester reads: ``session``, ``message`` (role in ``data``) and ``part``
-(``text`` parts, ``tool`` parts whose ``state.metadata.exit`` is a shell's status)."""
+"""Writing synthetic sessions into the agents' SQLite stores, in the schemas their
+harvesters read: OpenCode's ``opencode.db`` (``session``, ``message`` with the role in
+``data``, ``part``: ``text`` parts, ``tool`` parts whose ``state.metadata.exit`` is a
+shell's status) and Copilot CLI's older ``session-store.db`` (``sessions``, ``turns``:
+one user message and the assistant's reply per turn, ``session_files``).
+:func:`to_wal` leaves a store in WAL mode, as the running agents keep theirs."""
 
 from __future__ import annotations
 
@@ -55,3 +58,66 @@ def write_opencode(home: Path, project: Path, session_id: str, events: list[Even
     finally:
         conn.close()
     return db
+
+
+COPILOT_SCHEMA = """
+CREATE TABLE IF NOT EXISTS sessions (id TEXT PRIMARY KEY, cwd TEXT, repository TEXT, branch TEXT, summary TEXT,
+  created_at TEXT NOT NULL, updated_at TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS turns (id INTEGER PRIMARY KEY AUTOINCREMENT, session_id TEXT NOT NULL, turn_index INTEGER NOT NULL,
+  user_message TEXT, assistant_response TEXT, timestamp TEXT);
+CREATE TABLE IF NOT EXISTS session_files (session_id TEXT NOT NULL, file_path TEXT NOT NULL, tool_name TEXT,
+  turn_index INTEGER, first_seen_at TEXT);
+"""
+
+
+def _iso(t: datetime) -> str:
+    return t.isoformat(timespec="milliseconds") + "Z"
+
+
+def write_copilot_store(home: Path, project: Path, session_id: str, events: list[Event], start: datetime) -> Path:
+    """A session in Copilot CLI's session store: the store keeps words only, so what the
+    agent ran is told in its reply (``Ran `cmd`: exit 1``), as the real replies do."""
+    db = home / ".copilot" / "session-store.db"
+    db.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(db)
+    try:
+        conn.executescript(COPILOT_SCHEMA)
+        turns: list[tuple[str, list[str], list[tuple[str, str]]]] = []
+        for ev in events:
+            if ev.kind == "user":
+                turns.append((ev.text, [], []))
+            elif turns and ev.kind == "assistant":
+                turns[-1][1].append(ev.text)
+            elif turns and ev.kind == "shell":
+                turns[-1][1].append(f"Ran `{ev.text}`: exit {ev.exit_code}.")
+                turns[-1][2].append(("", "bash"))
+            elif turns and ev.kind == "edit":
+                turns[-1][1].append(f"Edited {ev.path}.")
+                turns[-1][2].append((ev.path, "edit"))
+        t = start
+        for n, (user, replies, files) in enumerate(turns):
+            t += timedelta(minutes=2)
+            conn.execute(
+                "INSERT INTO turns (session_id, turn_index, user_message, assistant_response, timestamp) VALUES (?, ?, ?, ?, ?)",
+                (session_id, n, user, " ".join(replies), _iso(t)),
+            )
+            for path, tool in files:
+                if path:
+                    conn.execute("INSERT INTO session_files VALUES (?, ?, ?, ?, ?)", (session_id, path, tool, n, _iso(t)))
+        conn.execute(
+            "INSERT INTO sessions VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (session_id, str(project), f"dev/{project.name}", "main", "session", _iso(start), _iso(t)),
+        )
+        conn.commit()
+    finally:
+        conn.close()
+    return db
+
+
+def to_wal(db: Path) -> None:
+    """Switch a store to WAL journaling (and close it cleanly, so no -wal file is left)."""
+    conn = sqlite3.connect(db)
+    try:
+        conn.execute("PRAGMA journal_mode=WAL")
+    finally:
+        conn.close()

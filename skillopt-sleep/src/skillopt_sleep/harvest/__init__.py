@@ -91,9 +91,13 @@ def _norm(path: str) -> str:
 
 def in_scope(session: Session, project: Path | None, scope: str) -> bool:
     """``invoked``: the session ran in the project or below it. ``all``: everything."""
+    return ran_in(session.project or "", project, scope)
+
+
+def ran_in(where: str, project: Path | None, scope: str) -> bool:
+    """Whether a session whose working directory is ``where`` belongs to the harvest."""
     if scope == "all" or project is None:
         return True
-    where = session.project or ""
     if where.startswith("cursor-slug:"):
         from skillopt_sleep.harvest.cursor import slug
 
@@ -133,7 +137,8 @@ def harvest(request: HarvestRequest) -> HarvestResult:
                 warnings.append(f"harvester {name!r} stopped: {type(exc).__name__}: {exc}")
                 tally.add_unreadable(f"{type(exc).__name__}: {exc}")
         per_source[name] = count
-        dropped.update(tally.dropped)
+        dropped.update(tally.dropped)  # a harvester that cannot say where a session ran
+        dropped.update(reason for reason, where in tally.automated if ran_in(where, project, request.scope))
         skipped[name] = tally.skipped_lines
         unreadable += [f"{name}: {what}" for what in tally.unreadable]
     ordered = sorted(found.values(), key=lambda s: s.ended_at or s.started_at, reverse=True)

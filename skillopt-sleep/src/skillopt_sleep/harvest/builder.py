@@ -151,7 +151,7 @@ class SessionBuilder:
             return None
         reason = automation_reason(self.first_request, any_user_text_marked=self.marked)
         if reason is not None:
-            current().dropped[reason] += 1
+            current().drop(reason, self.project)
             return None
         return Session(
             id=f"{self.source}:{self.session_id}",

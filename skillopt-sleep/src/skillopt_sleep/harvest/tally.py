@@ -24,12 +24,22 @@ MAX_UNREADABLE = 20
 class Tally:
     """What one source's harvest skipped and dropped."""
 
-    #: sessions left out on purpose, by reason
+    #: sessions left out on purpose, by reason, where the harvester could not say where they ran
     dropped: Counter = attrs.field(factory=Counter)
+    #: sessions left out as automation: (reason, the directory they ran in), so the harvest
+    #: counts only the ones in the project it was asked about
+    automated: list[tuple[str, str]] = attrs.field(factory=list)
     #: transcript lines that were not a JSON object
     skipped_lines: int = 0
     #: files or stores that could not be read, with the reason
     unreadable: list[str] = attrs.field(factory=list)
+
+    def drop(self, reason: str, where: str = "") -> None:
+        """A session left out as automation; ``where`` is its working directory ('' unknown)."""
+        if where:
+            self.automated.append((reason, where))
+        else:
+            self.dropped[reason] += 1
 
     def add_unreadable(self, what: str) -> None:
         if len(self.unreadable) < MAX_UNREADABLE:

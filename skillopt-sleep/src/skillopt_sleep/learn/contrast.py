@@ -17,6 +17,7 @@ from collections.abc import Sequence
 
 import attrs
 
+from skillopt_sleep import prompts
 from skillopt_sleep.documents import Doc, DocEdit
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.redaction import clip
@@ -77,7 +78,7 @@ def pick(tasks: Sequence[SleepTask], train: ReplayResult, metric: str, limit: in
     return picked
 
 
-def contrast_request(contrasts: Sequence[Contrast], docs: Sequence[Doc], budget: int, project_name: str):
+def contrast_request(contrasts: Sequence[Contrast], docs: Sequence[Doc], budget: int, project_name: str, preferences: str = ""):
     blocks = [
         f"### Request (attempt scores {c.good_score:.2f} vs {c.bad_score:.2f} over {c.attempts} attempts)\n"
         f"{clip(c.task.intent, 300)}\n"
@@ -85,24 +86,24 @@ def contrast_request(contrasts: Sequence[Contrast], docs: Sequence[Doc], budget:
         f"BAD attempt (score {c.bad_score:.2f}; {clip(c.bad.feedback, 160)}):\n{clip(c.bad.answer, EXCERPT)}"
         for c in contrasts
     ]
-    system = (
-        "You maintain the learned rules a coding agent follows in one project. The same request was attempted "
-        "several times under the same rules: some attempts were GOOD, some BAD. Propose general, durable rules "
-        "that explain what the GOOD attempts did and the BAD ones did not, so the agent does it every time. "
-        "Never quote a request verbatim, never mention graders, checks or scores, keep each rule one line "
-        "starting with '- '."
+    user = prompts.render(
+        "contrast_user",
+        project=project_name,
+        rules=rules_text(docs),
+        attempts="\n\n".join(blocks),
+        preferences=prompts.preferences_text(preferences),
     )
-    header = f"Project: {project_name}\n\n## Current learned rules\n{rules_text(docs)}\n\n## GOOD vs BAD attempts\n"
-    user = header + "\n\n".join(blocks)
-    return edits_request(system, user, budget, stage=STAGE)
+    return edits_request(prompts.render("contrast_system"), user, budget, stage=STAGE)
 
 
 def contrastive_edits(
-    client, tasks: Sequence[SleepTask], train: ReplayResult, docs: Sequence[Doc], budget: int, project_name: str, metric: str
+    client, tasks: Sequence[SleepTask], train: ReplayResult, docs: Sequence[Doc], budget: int, project_name: str, metric: str,
+    preferences: str = "",
 ) -> tuple[list[DocEdit], str, list[Contrast]]:
     """(edits, a note when the call failed, the contrasts shown); no contrast, no call."""
     contrasts = pick(tasks, train, metric)
     if not contrasts:
         return [], "", []
-    edits, note = ask_edits(client, contrast_request(contrasts, docs, budget, project_name), budget, origin="contrast")
+    request = contrast_request(contrasts, docs, budget, project_name, preferences)
+    edits, note = ask_edits(client, request, budget, origin="contrast")
     return edits, note, contrasts

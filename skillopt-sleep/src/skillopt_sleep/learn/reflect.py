@@ -16,6 +16,7 @@ from itertools import zip_longest
 
 from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Edit, Message, SkillOptError, normalise_skill
 
+from skillopt_sleep import prompts
 from skillopt_sleep.documents import LEARNED_END, LEARNED_START, Doc, DocEdit
 from skillopt_sleep.learn.rules import rule_for
 from skillopt_sleep.mine.tasks import Lesson, SleepTask
@@ -51,35 +52,64 @@ def _known(docs: Sequence[Doc]) -> str:
     return normalise_skill("\n".join(d.rules() for d in docs))
 
 
-def heuristic_edits(tasks: Sequence[SleepTask], train: ReplayResult, docs: Sequence[Doc], budget: int) -> list[DocEdit]:
-    """Rules for the lessons of tonight's failing train tasks, those supported by the
-    most failing tasks and sessions first; a lesson that supports no general rule
-    (:func:`~skillopt_sleep.learn.rules.rule_for`) proposes nothing."""
+#: a lesson becomes a rule only when this many sessions teach it — a one-off correction
+#: ("use `orjson` here") is about that one piece of work, not a convention — or when
+#: the attempt it replaced failed when it ran (``alembic: command not found``): then
+#: the project itself, not one mood of the developer, rejected it
+MIN_SUPPORT = 2
+
+
+def _general(lesson: Lesson, sessions: set[str]) -> bool:
+    """Repeated (in tonight's train sessions, or in its job's sessions outside the test
+    split) or forced by a failed command."""
+    return max(len(sessions), lesson.support, lesson.seen) >= MIN_SUPPORT or lesson.failed
+
+
+def _ranked(tasks: Sequence[SleepTask], train: ReplayResult) -> list[tuple[Lesson, set[str], set[str], str]]:
+    """(strongest lesson, failing tasks, sessions, a request it came from) per lesson key,
+    for tonight's failing train tasks; sessions are pooled across tasks, so a correction
+    repeated in two jobs' sessions counts twice."""
     failing = set(train.failing())
-    ranked: dict[str, tuple[Lesson, set[str], str]] = {}
+    ranked: dict[str, tuple[Lesson, set[str], set[str], str]] = {}
     for task in tasks:
         if task.id not in failing:
             continue
         for lesson in task.lessons:
-            entry = ranked.setdefault(lesson.key, (lesson, set(), task.intent))
+            entry = ranked.setdefault(lesson.key, (lesson, set(), set(), task.intent))
             entry[1].add(task.parent or task.id)  # a dream variant is not more evidence
+            entry[2].update(lesson.sessions or task.sessions[: lesson.support])
             if (lesson.support, lesson.strength) > (entry[0].support, entry[0].strength):
-                ranked[lesson.key] = (lesson, entry[1], task.intent)
-    order = sorted(ranked.values(), key=lambda e: (-len(e[1]), -e[0].support, e[0].kind != "correction", e[0].text))
+                ranked[lesson.key] = (lesson, entry[1], entry[2], task.intent)
+    return sorted(ranked.values(), key=lambda e: (-len(e[1]), -len(e[2]), e[0].kind != "correction", e[0].text))
+
+
+def one_offs(tasks: Sequence[SleepTask], train: ReplayResult) -> list[Lesson]:
+    """Lessons of failing train tasks that only one session teaches: left alone."""
+    return [lesson for lesson, _t, sessions, _r in _ranked(tasks, train) if not _general(lesson, sessions)]
+
+
+def heuristic_edits(tasks: Sequence[SleepTask], train: ReplayResult, docs: Sequence[Doc], budget: int) -> list[DocEdit]:
+    """Rules for the lessons of tonight's failing train tasks that at least
+    :data:`MIN_SUPPORT` sessions teach (or a failed command forced), those supported by the most failing tasks and
+    sessions first; a lesson that supports no general rule
+    (:func:`~skillopt_sleep.learn.rules.rule_for`) proposes nothing, and a one-off is left alone."""
     known = _known(docs)
     out: list[DocEdit] = []
-    for lesson, task_ids, request in order:
+    for lesson, task_ids, sessions, request in _ranked(tasks, train):
+        support = max(len(sessions), lesson.support, lesson.seen)
+        if not _general(lesson, sessions):
+            continue
         rule = rule_for(lesson, request)
         if rule is None:
             continue
         content = "- " + clip(rule, MAX_RULE_CHARS)
         if normalise_skill(content.lstrip("- ")) in known:
             continue
-        why = f"{len(task_ids)} failing task(s), {lesson.support} session(s): " + "; ".join(lesson.evidence[:2])
+        why = f"{len(task_ids)} failing task(s), {support} session(s): " + "; ".join(lesson.evidence[:2])
         out.append(
             DocEdit(
                 doc="skill",
-                edit=Edit(op="append", content=content, rationale=clip(why, 300), support_count=lesson.support),
+                edit=Edit(op="append", content=content, rationale=clip(why, 300), support_count=support),
                 origin="heuristic",
                 lesson=lesson.key,
                 evidence=tuple(clip(line, 300) for line in lesson.evidence),
@@ -91,7 +121,8 @@ def heuristic_edits(tasks: Sequence[SleepTask], train: ReplayResult, docs: Seque
 
 
 def reflect_request(
-    tasks: Sequence[SleepTask], train: ReplayResult, docs: Sequence[Doc], budget: int, project_name: str
+    tasks: Sequence[SleepTask], train: ReplayResult, docs: Sequence[Doc], budget: int, project_name: str,
+    preferences: str = "",
 ) -> CompletionRequest | None:
     by_id = {t.id: t for t in tasks}
     blocks = []
@@ -118,13 +149,14 @@ def reflect_request(
             break
     if not blocks:
         return None
-    system = (
-        "You maintain the learned rules a coding agent follows in one project. Propose general, durable "
-        "conventions that would have avoided the failures below. Never quote a request verbatim, never mention "
-        "graders or checks, keep each rule one line starting with '- '."
+    user = prompts.render(
+        "reflect_user",
+        project=project_name,
+        rules=rules_text(docs),
+        failures="\n\n".join(blocks),
+        preferences=prompts.preferences_text(preferences),
     )
-    user = f"Project: {project_name}\n\n## Current learned rules\n{rules_text(docs)}\n\n## Failures\n" + "\n\n".join(blocks)
-    return edits_request(system, user, budget, stage="sleep-reflect")
+    return edits_request(prompts.render("reflect_system"), user, budget, stage="sleep-reflect")
 
 
 def rules_text(docs: Sequence[Doc]) -> str:
@@ -148,19 +180,25 @@ def edits_request(system: str, user: str, budget: int, *, stage: str) -> Complet
     )
 
 
-def llm_edits(client, tasks, train: ReplayResult, docs, budget: int, project_name: str) -> tuple[list[DocEdit], str]:
+def llm_edits(
+    client, tasks, train: ReplayResult, docs, budget: int, project_name: str, preferences: str = ""
+) -> tuple[list[DocEdit], str]:
     """Edits from the optimizer, and a note when it could not give any."""
-    request = reflect_request(tasks, train, docs, budget, project_name)
+    request = reflect_request(tasks, train, docs, budget, project_name, preferences)
     if request is None:
         return [], ""
     return ask_edits(client, request, budget)
 
 
 def ask_edits(client, request: CompletionRequest, budget: int, *, origin: str = "llm") -> tuple[list[DocEdit], str]:
-    """Send an edits request; parse and sanitise the reply (a failed call is a note)."""
+    """Send an edits request; parse and sanitise the reply (a failed call is a note). A
+    prompt waiting for a handoff answer propagates, so the night pauses for it like any
+    other handoff round instead of going on without the reflection."""
+    from skillopt_sleep.replay.handoff import HandoffPending
+
     try:
         completion = client.complete(request)
-    except (BudgetExceeded, Cancelled):
+    except (BudgetExceeded, Cancelled, HandoffPending):
         raise
     except SkillOptError as exc:
         return [], clip(f"reflection failed: {type(exc).__name__}: {exc}", 300)

@@ -87,10 +87,34 @@ def job_of(request: str) -> str:
     return " ".join([_gerund(head[0].lower()), *head[1:5]])
 
 
+def _shown_rule(lesson: Lesson) -> str | None:
+    """A rule for a lesson a difference between attempts shows (api, place, heading)."""
+    prefer = lesson.prefer[0]
+    nots = _codes(lesson.avoid).replace(" or ", ", ")
+    if lesson.kind == "api":
+        where = f"In `{lesson.scope}` code, use" if lesson.scope.startswith("*.") else "Use"
+        return f"{where} {_codes(lesson.prefer)}" + (f" instead of {nots}" if nots else "") + "."
+    if lesson.kind == "place":
+        what = f"new `{lesson.scope}` files" if lesson.scope else "new files"
+        return f"Put {what} under `{prefer}`" + (f", not directly under {nots}" if nots else "") + "."
+    if lesson.kind == "heading":
+        heading = generalise(lesson.example or prefer)
+        where = f"When you edit `{PurePath(lesson.where).name}`" if lesson.where else ""
+        clause = imperative_clause(lesson.text)  # the developer's own instruction, when it is one (English)
+        if clause is not None and _OBJECT.match(clause):
+            clause = _OBJECT.sub(lambda m: m.group(1) + " what you add", clause, count=1)
+            example = "" if heading.lower() in clause.lower() else f" (e.g. `{heading}`)"
+            return (f"{where}, {clause}" if where else clause[0].upper() + clause[1:]) + example + "."
+        return (f"{where}, put" if where else "Put") + f" what you add under the `{heading}` heading."
+    return None
+
+
 def rule_for(lesson: Lesson, request: str = "") -> str | None:
     """The rule ``lesson`` supports, or None when it supports no general rule."""
+    if lesson.kind in ("api", "place", "heading") and lesson.prefer:
+        return _shown_rule(lesson)
     if lesson.prefer:
-        job = JOB_PHRASE.get(category_of(lesson.prefer[0]) or (category_of(lesson.avoid[0]) if lesson.avoid else ""))
+        job = JOB_PHRASE.get(category_of(lesson.prefer[0]) or (category_of(lesson.avoid[0]) if lesson.avoid else "") or lesson.scope)
         nots = _codes(lesson.avoid).replace(" or ", ", ")
         if job:
             return f"{job} with {_codes(lesson.prefer)}" + (f", not {nots}" if nots else "") + "."

@@ -4,8 +4,12 @@
 fail?" are one recurring job even though they share few words. Each intent is
 described by its content words (lightly stemmed), character trigrams of those words
 (robust to inflection and identifiers) and the *kind of commands* its session span
-ran (``cat:test``). Average-linkage agglomerative clustering over a blended Jaccard
-similarity groups them; exact-text identity (upstream) is only the degenerate case.
+ran (``cat:test``). Intents are also described by what was *done* (the kinds of
+commands and programs run, the kinds of files and directories edited, what the kept
+attempt changed: :attr:`~.digest.IntentEvidence.actions`), which groups the same job
+asked in German and in English, or in two unrelated phrasings, and keeps apart two jobs
+that happen to be worded alike. Average-linkage agglomerative clustering over a blended
+Jaccard similarity groups them; exact-text identity (upstream) is only the degenerate case.
 """
 
 from __future__ import annotations
@@ -29,7 +33,11 @@ def stem(word: str) -> str:
     return w
 
 
-def features(text: str, categories: tuple[str, ...] = ()) -> tuple[frozenset[str], frozenset[str]]:
+Features = tuple[frozenset[str], frozenset[str], frozenset[str]]
+
+
+def features(text: str, categories: tuple[str, ...] = (), actions: tuple[str, ...] = ()) -> Features:
+    """(content words and category tags, character trigrams, what was done)."""
     words = {stem(w) for w in _WORD.findall(text) if w.lower() not in STOPWORDS}
     parts = set()
     for w in list(words):
@@ -37,27 +45,35 @@ def features(text: str, categories: tuple[str, ...] = ()) -> tuple[frozenset[str
     words |= {stem(p) for p in parts}
     grams = {w[i : i + 3] for w in words for i in range(max(1, len(w) - 2))}
     tags = {f"cat:{c}" for c in categories}
-    return frozenset(words | tags), frozenset(grams)
+    done = {re.sub(r"\d+", "0", a) for a in actions}
+    return frozenset(words | tags), frozenset(grams), frozenset(done)
 
 
 def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
     return len(a & b) / len(a | b) if a or b else 0.0
 
 
-def similarity(fa: tuple[frozenset[str], frozenset[str]], fb: tuple[frozenset[str], frozenset[str]]) -> float:
+def similarity(fa: Features, fb: Features) -> float:
+    """How alike two intents are: what was said (words and trigrams), and — when both
+    did something — what was done, which carries across languages and phrasings."""
     words = _jaccard(fa[0], fb[0])
+    said = 0.5 * words + 0.5 * _jaccard(fa[1], fb[1])
+    if fa[2] and fb[2]:
+        return min(1.0, max(said, 0.3 * said + 0.7 * _jaccard(fa[2], fb[2])))
     tags_a = {t for t in fa[0] if t.startswith("cat:")}
     tags_b = {t for t in fb[0] if t.startswith("cat:")}
     tag_bonus = 0.25 if tags_a and tags_a & tags_b else 0.0
-    return min(1.0, 0.5 * words + 0.5 * _jaccard(fa[1], fb[1]) + tag_bonus)
+    return min(1.0, said + tag_bonus)
 
 
 def cluster(
-    texts: list[str], categories: list[tuple[str, ...]], *, threshold: float = 0.3, max_items: int = 1500
+    texts: list[str], categories: list[tuple[str, ...]], *, actions: list[tuple[str, ...]] | None = None,
+    threshold: float = 0.3, max_items: int = 1500,
 ) -> list[list[int]]:
     """Indices grouped into clusters (each sorted), largest cluster first."""
     n = min(len(texts), max_items)
-    feats = [features(texts[i], categories[i]) for i in range(n)]
+    acts = actions or [()] * len(texts)
+    feats = [features(texts[i], categories[i], acts[i]) for i in range(n)]
     sim = [[0.0] * n for _ in range(n)]
     for i in range(n):
         for j in range(i + 1, n):
@@ -79,9 +95,10 @@ def cluster(
     return sorted(groups, key=lambda g: (-len(g), g[0]))
 
 
-def medoid(indices: list[int], texts: list[str], categories: list[tuple[str, ...]]) -> int:
+def medoid(indices: list[int], texts: list[str], categories: list[tuple[str, ...]], actions=None) -> int:
     """The member most similar to the others (ties: the shortest text), as the cluster's face."""
     if len(indices) == 1:
         return indices[0]
-    feats = {i: features(texts[i], categories[i]) for i in indices}
+    acts = actions or [()] * len(texts)
+    feats = {i: features(texts[i], categories[i], acts[i]) for i in indices}
     return max(indices, key=lambda i: (sum(similarity(feats[i], feats[j]) for j in indices if j != i), -len(texts[i])))

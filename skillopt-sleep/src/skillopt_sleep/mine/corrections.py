@@ -1,9 +1,19 @@
-"""Explicit corrections: "use X instead of Y", "we don't use Y, we use X", "always …".
+"""Explicit corrections: "use X instead of Y", "nimm X statt Y", "on n'utilise pas Y, on utilise X".
 
-A correction is extracted with the tools it prefers and avoids, because those become
-deterministic checks and tool-swap rules. Only a message that reads as a correction —
-negative, or an explicit swap/always/never — counts; "run the linter and fix whatever
-it reports" is a request, not a correction.
+A correction is read with the things it prefers and avoids, because those become
+deterministic checks and rules. The reading is structural and works the same in
+English, German, French and Spanish (:mod:`.words`): the named things are found first
+— backticked spans, and names the intent's own steps used (``vocabulary``: "we never
+use requests, always httpx" names two imports the edits wrote) — so dots inside them
+(``git tag v1.8.0``) cannot end a clause; the message is cut into clauses; and each
+name is *avoided* when a negator or "instead of" stands between it and the name before
+it in its clause ("use `X`, not `Y`", "`X` statt `Y`", "prefer `X` over `Y`") or a word
+after it rejects it ("`Y` ist hier falsch"), and *preferred* otherwise. A message is a
+correction only when it avoids something, or prefers something with "always", an
+opening "no", a complaint, a placing verb ("belongs under"), a late opener
+("actually") or a use-verb; "run the linter and fix whatever it reports" is a
+request. English prose with no backticks and no known names falls back to the
+phrase patterns below.
 """
 
 from __future__ import annotations
@@ -92,10 +102,100 @@ def rule_sentence(text: str) -> str:
     return sentence if sentence[-1] in ".!?`" else sentence + "."
 
 
-def find_correction(text: str) -> Correction | None:
-    """A correction in a user message, with the tools it prefers and avoids, or None."""
+_CLAUSE = re.compile(r"[.;:!?\n]+(?=\s|$)|[;!?\n]|,|\s[\u2014\u2013-]\s|\s[\u2014\u2013]|[\u2014\u2013]\s")
+_SLOT = re.compile(r"\x00(\d+)\x00")
+
+
+def _mask(text: str, vocabulary) -> tuple[str, list[str], set[int]]:
+    """``text`` with every named thing replaced by a slot, the names, and which slots were
+    backticked (the others are names the intent's steps used, found in prose)."""
+    names: list[str] = []
+    backticked: set[int] = set()
+
+    def code(m: re.Match) -> str:
+        names.append(m.group(1).strip())
+        backticked.add(len(names) - 1)
+        return f" \x00{len(names) - 1}\x00 "
+
+    masked = _CODE.sub(code, text)
+    for word in sorted({v for v in vocabulary if v and len(v) >= 3}, key=len, reverse=True):
+        left = r"(?<![\w/-])" if re.match(r"[\w-]", word[:1]) else ""
+        right = r"(?![\w-])" if re.match(r"[\w-]", word[-1:]) else ""
+        pattern = re.compile(left + re.escape(word) + right, re.IGNORECASE)
+
+        def prose(m: re.Match, word=word) -> str:
+            names.append(word)
+            return f" \x00{len(names) - 1}\x00 "
+
+        masked = pattern.sub(prose, masked)
+    return masked, names, backticked
+
+
+def _roles(masked: str, names: list[str], backticked: set[int]) -> tuple[list[str], list[str], list[str], bool]:
+    """(preferred, avoided, neutral names, whether a use-verb or "always" introduced a preferred one)."""
+    from skillopt_sleep.mine import words
+
+    prefer: list[str] = []
+    avoid: list[str] = []
+    neutral: list[str] = []
+    marked = False
+    for clause in _CLAUSE.split(masked):
+        slots = list(_SLOT.finditer(clause))
+        for n, m in enumerate(slots):
+            name = names[int(m.group(1))]
+            window = clause[slots[n - 1].end() if n else 0 : m.start()]
+            after = clause[m.end() : slots[n + 1].start() if n + 1 < len(slots) else len(clause)]
+            if words.NEGATOR.search(window) or (n and words.OVER_WORD.search(window)) or words.REJECTED.search(after):
+                avoid.append(name)
+            elif words.USE_VERB.search(window) or words.ALWAYS_WORD.search(window) or words.PLACE_WORD.search(window):
+                prefer.append(name)
+                marked = True
+            elif int(m.group(1)) in backticked:
+                prefer.append(name)
+            else:
+                neutral.append(name)
+    return prefer, avoid, neutral, marked
+
+
+def find_correction(text: str, vocabulary=()) -> Correction | None:
+    """A correction in a user message, with the things it prefers and avoids, or None.
+    ``vocabulary``: names the intent's steps used (commands, imports, paths)."""
+    from skillopt_sleep.mine import words
+
     if not text or len(text) > 600:
         return None
+    masked, names, backticked = _mask(text, vocabulary)
+    if names:
+        prefer, avoid, neutral, marked = _roles(masked, names, backticked)
+        if avoid:
+            prefer += neutral  # "not requests — httpx": the unmarked name is the alternative
+        explicit = bool(avoid) or (
+            bool(prefer)
+            and (
+                marked
+                or words.ALWAYS_WORD.search(text) is not None
+                or words.OPENING_NO_WORD.match(text) is not None
+                or polarity(text) < 0
+                or words.LATE_OPENER.match(text) is not None
+                or words.MEANT_WORD.search(text) is not None
+                or words.PLACE_WORD.search(text) is not None
+            )
+        )
+        if explicit:
+            prose = _prose_correction(text)  # tools named in prose beside the backticked ones ("we don't use black")
+            if prose is not None:
+                prefer += [p for p in prose.prefer if p not in prefer]
+                avoid += [a for a in prose.avoid if a not in avoid]
+            prefer_t = _drop_contained(tuple(dict.fromkeys(p for p in prefer if p and p not in avoid)))
+            avoid_t = tuple(dict.fromkeys(a for a in avoid if a and not _mentions_any(a, prefer_t)))
+            return Correction(text=text, rule=rule_sentence(text), prefer=prefer_t, avoid=avoid_t)
+        if backticked:
+            return None
+    return _prose_correction(text)
+
+
+def _prose_correction(text: str) -> Correction | None:
+    """English prose naming tools without backticks ("use uv run ruff check instead of bare ruff")."""
     prefer: list[str] = []
     avoid: list[str] = []
     kinds: list[str] = []

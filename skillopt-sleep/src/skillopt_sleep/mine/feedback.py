@@ -15,6 +15,8 @@ from __future__ import annotations
 
 import re
 
+from skillopt_sleep.mine import words
+
 POSITIVE = (
     "thanks",
     "thank you",
@@ -76,11 +78,14 @@ POLITE = re.compile(
     r"(?i)\b(?:no\s+(?:worries|problem|prob|probs|rush|need|biggie|stress|hurry)|no,?\s+thanks?(?:\s+you)?|"
     r"not\s+a\s+problem|not\s+to\s+worry|never\s*mind|don't\s+worry)\b"
 )
-#: "no, leave it": declining an offer, not judging the work
+#: "no, leave it" (and its German, French and Spanish forms): declining an offer, not judging the work
 DECLINE = re.compile(
-    r"(?i)^\s*(?:no|nah|nope)\b[\s,.!-]*(?:(?:that's|it's|that is|it is)\s+fine|leave\s+(?:it|that|them)(?:\s+(?:as\s+is|alone|be))?|"
+    r"(?i)^\s*(?:no|nah|nope|nein|nee|non|nö)\b[\s,.!-]*(?:(?:that's|it's|that is|it is)\s+fine|leave\s+(?:it|that|them)(?:\s+(?:as\s+is|alone|be))?|"
     r"keep\s+(?:it|that)(?:\s+as\s+is)?|not\s+(?:now|needed|necessary)|don't\s+bother|skip\s+(?:it|that)|all\s+good|"
-    r"that's\s+(?:all|enough)|we're\s+good|i'm\s+good)\b"
+    r"that's\s+(?:all|enough)|we're\s+good|i'm\s+good|"
+    r"lass\s+(?:es|das|mal)|passt(?:\s+so)?|nicht\s+nötig|schon\s+gut|brauchst\s+du\s+nicht|"
+    r"laisse(?:\s+comme\s+ça)?|pas\s+besoin|c'est\s+bon|ça\s+ira|"
+    r"déjalo|no\s+hace\s+falta|así\s+está\s+bien|está\s+bien|no\s+es\s+necesario)(?![\w])"
 )
 
 
@@ -107,6 +112,7 @@ def polarity(text: str) -> int:
         hits += [(m.start(), 1 if _negated(lowered, m.start()) else -1) for m in pattern.finditer(text)]
     for pattern in _NEG_PHRASES:
         hits += [(m.start(), -1) for m in pattern.finditer(text)]
+    hits += [(m.start(), -1 if _negated(lowered, m.start()) else 1) for m in words.PRAISE_WORD.finditer(text)]
     if OPENING_NO.match(text):
         hits.append((0, -1))
     if not hits:
@@ -141,14 +147,33 @@ def is_adjustment(text: str) -> bool:
     return bool(_INSTEAD.search(text)) and len(text.split()) <= 15
 
 
+def is_request(text: str) -> bool:
+    """A polite request for work ("could you also add …?", "kannst du bitte noch …",
+    "tu peux aussi …", "¿puedes …?"), whatever words in it look negative ("revert",
+    "undo", "not urgent", "that's not blocking")."""
+    return words.REQUEST_WORD.search(text) is not None and ("?" in text or len(text.split()) >= 6)
+
+
 def reply_kind(text: str, *, is_correction: bool) -> str:
     """What a later message in a session does: ``decline``, ``correction``,
-    ``adjustment``, ``praise``, ``complaint``, ``new_request`` or ``aside``."""
+    ``adjustment``, ``praise``, ``complaint``, ``new_request`` or ``aside``.
+
+    A reply that refers back to the work ("put it …", "I meant …", "… instead") adjusts
+    it; a polite request, or one opened by "now"/"next"/"jetzt"/"ensuite"/"ahora", asks
+    for new work — and is never a complaint, whatever words it contains."""
     cleaned = _normalise(text)
     if DECLINE.match(cleaned):
         return "decline"
     if is_correction:
         return "correction"
+    unopened = words.LATE_OPENER.sub("", POLITE.sub("", cleaned), count=1).strip(" ,.!")
+    if words.MEANT_WORD.search(cleaned) or _BACK_REF.match(unopened):
+        return "adjustment"
+    if is_request(cleaned):
+        return "new_request"
+    opener = words.NEXT_OPENER.match(cleaned)
+    if opener and not _ADDED.match(cleaned) and len(cleaned.split()) >= 3:
+        return "new_request"
     if is_adjustment(cleaned):
         return "adjustment"
     p = polarity(cleaned)

@@ -13,6 +13,7 @@ from collections import Counter
 import attrs
 from skillopt.api import to_data
 
+from skillopt_sleep import skills
 from skillopt_sleep.replay import pin
 from skillopt_sleep.mine.dream import dream
 from skillopt_sleep.mine import heuristic
@@ -51,6 +52,7 @@ def mine(night, sessions) -> list[SleepTask]:
         f"{len(mined.tasks)} task(s) with {mined.discriminative_checks} check(s) a generic answer fails"
         + (f"; dropped {mined.dropped_generic_checks} check(s) a generic answer passes" if mined.dropped_generic_checks else "")
         + (f", {mined.dropped_contradicting} contradicting {', '.join(memory.files)}" if mined.dropped_contradicting else "")
+        + (f", {mined.dropped_memory_checks} {', '.join(memory.files)} already guarantees" if mined.dropped_memory_checks else "")
     )
     tasks = list(mined.tasks)
     if opts.miner in ("llm", "auto") and night.llm_allowed("miner"):
@@ -71,7 +73,7 @@ def mine(night, sessions) -> list[SleepTask]:
             night.notes.extend(problems[:3])
         if pending:
             night.handoff_stop()
-    tasks = select_tasks(tasks, opts.max_tasks)
+    tasks = select_tasks(skills.attach(tasks, sessions), opts.max_tasks)
     recalled = recall(night.state.task_archive, tasks, opts.recall_k)
     tasks += recalled
     summary = MiningSummary(
@@ -83,6 +85,7 @@ def mine(night, sessions) -> list[SleepTask]:
         dropped_generic_checks=mined.dropped_generic_checks,
         dropped_contradicting=mined.dropped_contradicting,
         discriminative_checks=mined.discriminative_checks,
+        dropped_memory_checks=mined.dropped_memory_checks,
         tasks=len(tasks),
         by_split=dict(Counter(t.split for t in tasks)),
         session_splits=dict(Counter(splits.values())),
@@ -173,6 +176,8 @@ def shortfall(tasks: list[SleepTask], min_val: int, mining) -> str:
             lost.append(f"{mining.dropped_uncheckable} intent(s) had no evidence a check could be made from")
         if mining.dropped_generic_checks:
             lost.append(f"{mining.dropped_generic_checks} check(s) a generic answer would pass were dropped")
+        if mining.dropped_memory_checks:
+            lost.append(f"{mining.dropped_memory_checks} check(s) the memory files already guarantee were dropped")
         source += f" ({'; '.join(lost)})" if lost else ""
     if val < min_val:
         head = f"{min_val} validation task(s) needed, {val} found"

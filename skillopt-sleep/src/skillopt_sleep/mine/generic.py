@@ -51,6 +51,12 @@ def discriminative(check: Check, *, rejected: Sequence[str], accepted: str, cate
     return any(not run_check(check, text)[0] for text in [*rejected, *generic_answers(categories)])
 
 
-def generic_passes(checks: Sequence[Check], categories: Iterable[str]) -> bool:
-    """True when some generic answer passes every check: the task cannot tell skills apart."""
-    return any(score_checks(tuple(checks), answer).hard == 1.0 for answer in generic_answers(categories))
+def generic_passes(checks: Sequence[Check], categories: Iterable[str], extra: Iterable[str] = (), unless: str = "") -> bool:
+    """True when some generic answer (or one of ``extra``, e.g. what the memory files alone
+    suggest) passes every check: the task cannot tell skills apart. A default command
+    found in ``unless`` (what the developer kept, when the sessions show the agent did
+    something else first) does not count: there it is this project's convention."""
+    cats = [c for c in categories if c in GENERIC_COMMANDS] or list(GENERIC_COMMANDS)
+    commands = [c for cat in cats for c in GENERIC_COMMANDS[cat] if not (unless and c in unless)]
+    answers = [f"```bash\n{c}\n```\nThen I fix what fails and re-run." for c in commands]
+    return any(score_checks(tuple(checks), answer).hard == 1.0 for answer in [*answers, VAGUE, *extra])

@@ -4,8 +4,11 @@ The model sees the session's (already redacted) prompts, commands with their exi
 status, and the final reply, and returns up to three tasks with deterministic checks
 and/or a one-sentence rubric. Checks are validated like a hand-written tasks file
 (unknown ops and broken regexes are dropped and reported; tool names sanitised).
-When a rubric is given it decides — literal checks written by a model were
-reward-hacked upstream — and tasks that are neither are dropped. Tasks inherit their
+A task keeps both its checks and its rubric (the prompt asks for both): an answer
+then passes only when the checks pass *and* the judge accepts it, so a literal check
+alone cannot be reward-hacked (upstream let the rubric replace the checks, and this
+miner used to discard every check whenever a rubric came with them). Tasks with
+neither are dropped. Tasks inherit their
 session's split, so the LLM path leaks no more than the heuristic one.
 """
 
@@ -95,12 +98,13 @@ def mine_session(client, session: Session, split: str, memory: ProjectMemory | N
         checks, problems = validate_checks(item.get("checks") or [])
         notes.extend(problems)
         rubric = clip(str(item.get("rubric") or ""), 400)
-        if rubric:
-            checks = []
         checks = [c for c in checks if not contradicts(c, memory)]
         if checks and generic_passes(checks, ()):
-            notes.append(f"dropped a mined task from {session.id} that a generic answer passes")
-            continue
+            if not rubric:
+                notes.append(f"dropped a mined task from {session.id} that a generic answer passes")
+                continue
+            notes.append(f"dropped the checks of a mined task from {session.id} that a generic answer passes; its rubric stays")
+            checks = []
         if not (checks or rubric):
             notes.append(f"dropped an uncheckable mined task from {session.id}")
             continue

@@ -88,6 +88,18 @@ def lesson_contradicts(lesson: Lesson, memory: ProjectMemory) -> bool:
         return True
     for a in (t.lower() for t in lesson.avoid):
         for p in (t.lower() for t in memory.prefer):
-            if a in p and not any(q in p for q in mine):  # avoids what the memory uses, with no way to still use it
+            # avoids what the memory uses, with no way to still use it (refining it — `uv run pytest -n auto`
+            # for the memory's `uv run pytest` — is a way)
+            if a in p and not any(q in p or p in q for q in mine):
                 return True
     return False
+
+
+def memory_answer(memory: ProjectMemory) -> str:
+    """What an agent that follows the memory files alone answers: every command and name
+    they prefer. A check this answer passes is one the memory already guarantees — a
+    memory-following agent scores 1.00 on it before anything is learned, so the gate
+    could only tie on it."""
+    if not memory.prefer:
+        return ""
+    return "```bash\n" + "\n".join(memory.prefer) + "\n```\n" + " ".join(memory.prefer)

@@ -9,10 +9,24 @@ never scored from its historical outcome label (upstream's no-op default).
 from __future__ import annotations
 
 import hashlib
+import re
 
 import attrs
 
-CHECK_OPS = ("contains", "not_contains", "regex", "not_regex", "max_chars", "min_chars", "no_refusal", "tool_called")
+#: lessons a difference between the rejected and the kept attempt shows (:mod:`.attempts`)
+SHOWN = ("command", "flag", "api", "place", "heading")
+CHECK_OPS = (
+    "contains",
+    "not_contains",
+    "regex",
+    "not_regex",
+    "max_chars",
+    "min_chars",
+    "no_refusal",
+    "tool_called",
+    "section_present",
+    "section_contains",
+)
 
 
 @attrs.frozen(kw_only=True)
@@ -40,21 +54,29 @@ class Lesson:
     sessions: tuple[str, ...] = ()
     #: the file the accepted edit changed, for a lesson an edit shows
     where: str = ""
+    #: what kind of job or file it is about: a command category (``test``) or program, a file kind (``test_*.py``)
+    scope: str = ""
+    #: the rejected attempt failed when it ran: the project itself, not only the developer, rejected it
+    failed: bool = False
+    #: how many sessions of its job, outside the test split, teach it (train and val: a
+    #: train task may hold one session of a job the developer corrected five times)
+    seen: int = 0
 
     @property
     def key(self) -> str:
-        """Lessons that prefer the same tools teach the same thing, however they are worded."""
+        """Lessons that prefer the same tools teach the same thing, however they are worded
+        (and in whichever language)."""
         if self.prefer:
-            return "prefer:" + "|".join(sorted(p.lower() for p in self.prefer))
+            return "prefer:" + "|".join(sorted(_general(p) for p in self.prefer))
         if self.avoid:
-            return "avoid:" + "|".join(sorted(a.lower() for a in self.avoid))
+            return "avoid:" + "|".join(sorted(_general(a) for a in self.avoid))
         return " ".join(self.text.lower().split())
 
     @property
-    def strength(self) -> tuple[int, int, int]:
-        """Which of two same-key lessons to keep: a correction in the developer's words,
-        then the one that also says what to avoid, then the longer one."""
-        return (self.kind == "correction", len(self.avoid), len(self.text))
+    def strength(self) -> tuple[int, int, int, int]:
+        """Which of two same-key lessons to keep: one the session's steps show (and the
+        developer's words back), then one that also says what to avoid, then the longer one."""
+        return (self.kind in SHOWN, self.kind == "correction", len(self.avoid), len(self.text))
 
 
 @attrs.frozen(kw_only=True)
@@ -75,10 +97,17 @@ class SleepTask:
     support: int = 1
     cluster: str = ""
     parent: str = ""  # for a dream variant: the id of the real task it rephrases
+    #: skills its sessions used (:mod:`skillopt_sleep.skills`); a fan-out night consolidates each from these tasks
+    skills: tuple[str, ...] = ()
 
     @property
     def checkable(self) -> bool:
         return bool(self.checks or self.rubric)
+
+
+def _general(token: str) -> str:
+    """A name with its numbers generalised: ``git tag -a v1.8.0`` and ``… v2.0.1`` teach one thing."""
+    return re.sub(r"\d+", "N", token.lower())
 
 
 def task_id(prefix: str, *parts: str) -> str:
@@ -110,6 +139,7 @@ def collapse(lessons: list[Lesson] | tuple[Lesson, ...]) -> tuple[Lesson, ...]:
             sessions = tuple(dict.fromkeys(same.sessions + lesson.sessions))
             evidence = tuple(dict.fromkeys(same.evidence + lesson.evidence))[:6]
             kept[kept.index(same)] = attrs.evolve(
-                same, sessions=sessions, evidence=evidence, support=max(same.support, lesson.support, len(sessions))
+                same, sessions=sessions, evidence=evidence, support=max(same.support, lesson.support, len(sessions)),
+                failed=same.failed or lesson.failed,
             )
     return tuple(kept)

@@ -14,8 +14,9 @@ import concurrent.futures as cf
 from collections.abc import Sequence
 
 import attrs
-from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Evaluation, Message, SkillOptError, skill_hash
+from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Evaluation, Message, Score, SkillOptError, skill_hash
 
+from skillopt_sleep import prompts
 from skillopt_sleep.documents import Doc
 from skillopt_sleep.replay.judging import score_checks, score_rubric
 from skillopt_sleep.mine.tasks import SleepTask
@@ -80,9 +81,12 @@ def attempt_request(task: SleepTask, docs: Sequence[Doc], *, project_name: str, 
     skill = next((d.text for d in docs if d.role == "skill"), "")
     memory = next((d.text for d in docs if d.role == "memory"), "")
     system = mark(
-        f"You are the developer's coding agent in the project {project_name or '(unnamed)'}. "
-        "Follow the skill and the project memory below: they are this developer's conventions.\n\n"
-        f"## Skill\n{clip(skill, MAX_DOC_CHARS) or '(empty)'}\n\n## Project memory\n{clip(memory, MAX_DOC_CHARS) or '(empty)'}"
+        prompts.render(
+            "attempt_system",
+            project=project_name or "(unnamed)",
+            skill=clip(skill, MAX_DOC_CHARS) or "(empty)",
+            memory=clip(memory, MAX_DOC_CHARS) or "(empty)",
+        )
     )
     user = (
         f"## Request\n{task.intent}\n\n{task.context}\n\n"
@@ -99,6 +103,12 @@ def attempt_request(task: SleepTask, docs: Sequence[Doc], *, project_name: str, 
     )
 
 
+def both(checks: Score, rubric: Score) -> Score:
+    """A task with checks and a rubric: it passes when both do; ``soft`` is their mean."""
+    feedback = "; ".join(f for f in (checks.feedback if checks.hard < 1 else "", rubric.feedback if rubric.hard < 1 else "") if f)
+    return Score(hard=min(checks.hard, rubric.hard), soft=(checks.soft + rubric.soft) / 2, feedback=feedback or "all checks pass")
+
+
 def _one(task: SleepTask, docs, repeat: int, target, judge, project_name: str, seed: int) -> Attempt:
     from skillopt_sleep.replay.handoff import HandoffPending
 
@@ -107,7 +117,9 @@ def _one(task: SleepTask, docs, repeat: int, target, judge, project_name: str, s
         answer = completion.text or ""
         if not answer.strip():
             return Attempt(task_id=task.id, repeat=repeat, status="error", feedback="empty reply")
-        if task.checks:
+        if task.checks and task.rubric and judge is not None:
+            score = both(score_checks(task.checks, answer), score_rubric(judge, task.intent, task.rubric, answer))
+        elif task.checks:
             score = score_checks(task.checks, answer)
         elif task.rubric and judge is not None:
             score = score_rubric(judge, task.intent, task.rubric, answer)

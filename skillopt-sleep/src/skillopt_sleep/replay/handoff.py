@@ -104,6 +104,28 @@ class HandoffBackend(Backend):
         return path
 
 
+def archive(directory: Path, night: int) -> Path:
+    """Move a finished night's handoff directory to ``handoff-done/night-NNNN`` (its
+    answered prompts and pinned tasks stay reviewable) and return where it went. A number
+    already taken — the state was reset, so night numbers start over, or two projects
+    share the directory — gets the next free suffix (``night-NNNN-2`` …), never an error."""
+    import errno
+
+    done = Path(directory).parent / "handoff-done"
+    ensure_dir(done)
+    for n in range(1, 1000):
+        target = done / (f"night-{night:04d}" if n == 1 else f"night-{night:04d}-{n}")
+        if target.exists():
+            continue
+        try:
+            Path(directory).rename(target)
+            return target
+        except OSError as exc:  # taken between the check and the move
+            if exc.errno not in (errno.EEXIST, errno.ENOTEMPTY):
+                raise
+    raise OSError(errno.EEXIST, f"no free name for night {night} under {done}")
+
+
 def handoff_backend(clients) -> HandoffBackend | None:
     """The handoff backend behind either role of a night's clients, if any."""
     for role in ("target", "optimizer"):

@@ -2,8 +2,11 @@
 
 Checks are local and cheap: ``contains`` / ``not_contains`` (case-insensitive, on word
 edges so ``npm`` does not match inside ``pnpm``), ``regex`` / ``not_regex``,
-``max_chars`` / ``min_chars``, ``no_refusal`` and ``tool_called`` (a ``TOOL_CALL:
-name`` line; names are sanitised and never used as paths). ``hard`` is 1 when every
+``max_chars`` / ``min_chars``, ``no_refusal``, ``tool_called`` (a ``TOOL_CALL:
+name`` line; names are sanitised and never used as paths), and the section checks
+``section_present`` (a heading *is* that section, numbering and annotations aside) and
+``section_contains`` (a heading's text contains the name), both Unicode-aware
+(:mod:`.sections`). ``hard`` is 1 when every
 check passes, ``soft`` the fraction that pass. An invalid regex is reported as
 malformed, not silently passed or failed.
 
@@ -18,7 +21,9 @@ import re
 
 from skillopt.api import CompletionRequest, Message, Score
 
+from skillopt_sleep import prompts
 from skillopt_sleep.harvest.fields import sanitize_tool_name
+from skillopt_sleep.replay import sections
 from skillopt_sleep.mine.tasks import CHECK_OPS, Check
 from skillopt_sleep.redaction import clip
 from skillopt_sleep.sentinel import mark
@@ -74,6 +79,10 @@ def run_check(check: Check, answer: str) -> tuple[bool, str]:
     if op == "tool_called":
         name = sanitize_tool_name(value)
         return name in tools_called(answer), f"must call tool {name}"
+    if op == "section_present":
+        return sections.section_present(answer, value), f"must have a `{value}` section"
+    if op == "section_contains":
+        return sections.section_contains(answer, value), f"must have a heading mentioning `{value}`"
     return False, f"unknown check op {op!r}"
 
 
@@ -129,7 +138,7 @@ def validate_checks(raw: list) -> tuple[list[Check], list[str]]:
             continue
         if op == "tool_called":
             value = sanitize_tool_name(value)
-        if op in ("contains", "not_contains") and not value.strip():
+        if op in ("contains", "not_contains", "section_present", "section_contains") and not value.strip():
             problems.append(f"{op} needs a value")
             continue
         good.append(Check(op=op, value=value, why=clip(str(item.get("why") or "mined"), 120)))
@@ -137,10 +146,7 @@ def validate_checks(raw: list) -> tuple[list[Check], list[str]]:
 
 
 def rubric_request(intent: str, rubric: str, answer: str) -> CompletionRequest:
-    system = mark(
-        "You are a strict grader of a coding agent's answer to a developer's request. "
-        'Judge only against the rubric. Reply with JSON {"score": 0..1, "reason": "..."}.'
-    )
+    system = mark(prompts.render("judge_system"))
     user = f"## Request\n{clip(intent, 1500)}\n\n## Rubric\n{clip(rubric, 800)}\n\n## Answer\n{clip(answer, 3000)}"
     return CompletionRequest(
         messages=(Message(role="system", content=system), Message(role="user", content=user)),

@@ -9,6 +9,7 @@ appendix. A candidate over ``optimizer.max_skill_chars`` is not built.
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 from skillopt.errors import SchemaError
 from skillopt.policies import OptimizerContext
@@ -57,7 +58,8 @@ def with_appendix_notes(ctx: OptimizerContext, skill: str, new_notes: list[str])
 
 
 def apply(run: RunContext, plan: StepPlan, current: Current, merged: MergeResult, selected: SelectResult,
-          rollouts: list[Rollout]) -> ApplyResult:
+          rollouts: list[Rollout], *, at: Path | None = None) -> ApplyResult:
+    """``at``: the folder its ``apply/`` goes in (default: the step's)."""
     assert merged.merged is not None
     key = hashlib.sha256(f"{current.skill_hash}\x1f{dumps(selected.selected, indent=None)}\x1f{merged.merged.appendix_notes}".encode()).hexdigest()[:20]
 
@@ -78,5 +80,5 @@ def apply(run: RunContext, plan: StepPlan, current: Current, merged: MergeResult
             candidate = current.skill
         return ApplyResult(candidate=candidate, results=tuple(results), extra=extra, notes=tuple(ctx.notes))
 
-    return resumable(run.step_dir(plan) / STAGE / "result.json", ApplyResult, key, compute,
+    return resumable((at or run.step_dir(plan)) / STAGE / "result.json", ApplyResult, key, compute,
                      views=lambda res: {"candidate_skill.md": res.candidate})

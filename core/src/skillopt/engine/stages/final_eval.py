@@ -2,7 +2,10 @@
 initial, best and final skills on test with a per-task-type breakdown.
 
 The final skill (the current one when training ends) can differ from the best: if
-its val score beats the best's it is promoted. Each distinct skill is evaluated on
+its val score beats the best's it is promoted. The initial, best and final skills are
+measured on val the same way (every item, items missing earlier asked again), so the
+figures the run ends with compare like with like: a baseline that lost items to provider
+errors is never compared with a full re-measurement of the same skill. Each distinct skill is evaluated on
 test once, on the same items with the same per-item seeds; evaluations that do not
 depend on each other run side by side within the runner's workers.
 """
@@ -26,9 +29,14 @@ from skillopt.engine.subsets import subset
 STAGE = "final_eval"
 
 
-def final_eval(run: RunContext, current: Current, *, initial: str, best: str, best_score: float) -> FinalEvalResult:
+def final_eval(run: RunContext, current: Current, *, initial: str, best: str, best_score: float,
+               promotion: bool = True) -> FinalEvalResult:
+    """``promotion=False``: the best skill was picked on a selection split (see
+    :mod:`skillopt.engine.selection`), so a final skill with a higher val score does not
+    replace it."""
     folder = run.rundir.root / STAGE
-    key = hashlib.sha256(f"{current.skill_hash}\x1f{skill_hash(initial)}\x1f{skill_hash(best)}\x1f{best_score}".encode()).hexdigest()[:20]
+    ident = f"{current.skill_hash}\x1f{skill_hash(initial)}\x1f{skill_hash(best)}\x1f{best_score}" + ("" if promotion else "\x1fpicked")
+    key = hashlib.sha256(ident.encode()).hexdigest()[:20]
 
     def compute() -> FinalEvalResult:
         tasks = test_tasks(run)
@@ -48,16 +56,24 @@ def final_eval(run: RunContext, current: Current, *, initial: str, best: str, be
             run.reporter.phase("final evaluation: val and test")
             initial_test = on_test(pool, "initial", initial)
             initial_val = pool.submit(run.evaluate_val, initial, run.rundir.root / "gate_baseline", "val: initial skill", stage=STAGE)
+            best_hash = skill_hash(best)
+            best_val = None if best_hash in (skill_hash(initial), current.skill_hash) else pool.submit(
+                run.evaluate_val, best, folder / "val_best", "val: best skill", stage=STAGE)  # memoised: its gate's rollouts
             final_val = run.evaluate_val(current.skill, folder / "val_final", "val: final skill", stage=STAGE)
             final_score = run.gate.score(final_val)
-            promote = current.skill_hash != skill_hash(best) and final_score > best_score
+            if best_hash == current.skill_hash:
+                best_now = final_score
+            else:
+                best_now = run.gate.score((best_val or initial_val).result())
+            promote = promotion and current.skill_hash != best_hash and final_score > best_now
             chosen_best = current.skill if promote else best
             jobs = {"initial": initial_test, "best": on_test(pool, "best", chosen_best), "final": on_test(pool, "final", current.skill)}
             done = {name: job.result() for name, job in jobs.items()}
             initial_score = run.gate.score(initial_val.result())
         return FinalEvalResult(initial_val_score=initial_score, final_val_score=final_score, final_hard=final_val.hard,
                                final_soft=final_val.soft, promote_final=promote, test={k: v[0] for k, v in done.items()},
-                               test_item_lift=item_differences(done["initial"][1], done["best"][1]))
+                               test_item_lift=item_differences(done["initial"][1], done["best"][1]),
+                               best_val_score=final_score if promote else best_now)
 
     return resumable(folder / "result.json", FinalEvalResult, key, compute)
 

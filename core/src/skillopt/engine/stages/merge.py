@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import attrs
 
@@ -35,7 +36,8 @@ def merge_tree(run: RunContext, ctx: OptimizerContext, patches: list[Patch], kin
     return level[0] if level else None
 
 
-def merge(run: RunContext, plan: StepPlan, current: Current, reflected: ReflectResult) -> MergeResult:
+def merge(run: RunContext, plan: StepPlan, current: Current, reflected: ReflectResult, *, at: Path | None = None) -> MergeResult:
+    """``at``: the folder its ``merge/`` goes in (default: the step's; a step's proposals have their own)."""
     key = hashlib.sha256((current.skill_hash + current.meta_skill + dumps(reflected.patches, indent=None)).encode()).hexdigest()[:20]
 
     def compute() -> MergeResult:
@@ -61,7 +63,7 @@ def merge(run: RunContext, plan: StepPlan, current: Current, reflected: ReflectR
                 merged = attrs.evolve(merged, appendix_notes=notes)
         return MergeResult(merged=merged, notes=tuple(ctx.notes))
 
-    return resumable(run.step_dir(plan) / STAGE / "result.json", MergeResult, key, compute)
+    return resumable((at or run.step_dir(plan)) / STAGE / "result.json", MergeResult, key, compute)
 
 
 def flat_inputs(run: RunContext, patches: list[Patch]) -> list[Patch]:

@@ -191,3 +191,7 @@ class FinalEvalResult:
     test: dict[str, SplitScore] = attrs.field(factory=dict)
     #: best minus initial on test (hard), per item scored on both sides: the lift's raw data
     test_item_lift: dict[str, float] = attrs.field(factory=dict)
+    #: the best skill's val score measured as the initial's is (every item, the first look's
+    #: repeats): what the final line compares with ``initial_val_score`` (None: saved by an
+    #: older version)
+    best_val_score: float | None = None

@@ -8,6 +8,7 @@ budget arrive here and are ranked with the rest; they are never thrown away earl
 from __future__ import annotations
 
 import hashlib
+from pathlib import Path
 
 from skillopt.errors import SchemaError
 from skillopt.policies import OptimizerContext
@@ -41,7 +42,9 @@ def autonomous_budget(ctx: OptimizerContext, merged: Patch, rollouts: list[Rollo
         return fallback, {"mode": "autonomous", "fallback": True, "learning_rate": fallback, "error": str(exc)}
 
 
-def select(run: RunContext, plan: StepPlan, current: Current, merged: MergeResult, rollouts: list[Rollout]) -> SelectResult:
+def select(run: RunContext, plan: StepPlan, current: Current, merged: MergeResult, rollouts: list[Rollout], *,
+           at: Path | None = None) -> SelectResult:
+    """``at``: the folder its ``select/`` goes in (default: the step's)."""
     assert merged.merged is not None
     patch = merged.merged
     key = hashlib.sha256(f"{current.skill_hash}\x1f{plan.told}\x1f{current.step_history}\x1f{dumps(patch, indent=None)}".encode()).hexdigest()[:20]
@@ -56,4 +59,4 @@ def select(run: RunContext, plan: StepPlan, current: Current, merged: MergeResul
         selected, selection = run.policy.select(ctx, patch, budget)
         return SelectResult(budget=budget, selected=selected, selection=selection, lr_decision=decision, notes=tuple(ctx.notes))
 
-    return resumable(run.step_dir(plan) / STAGE / "result.json", SelectResult, key, compute)
+    return resumable((at or run.step_dir(plan)) / STAGE / "result.json", SelectResult, key, compute)

@@ -44,6 +44,16 @@ window.SO = window.SO || {};
   /** Edits as the CLI's step line counts them: applied of those select kept. */
   SO.edits = (s) => `${isNum(s.n_edits_applied) ? s.n_edits_applied : 0}/${isNum(s.n_edits_selected) ? s.n_edits_selected : 0}`;
 
+  /** A step's (or run's) calls the call cache answered, as a visible "cached" marker with
+      what they saved in its title: a step served from the cache shows 0 tokens and $0,
+      and this says why. "" when the cache answered nothing. */
+  SO.cachedMark = function (s) {
+    if (!isNum(s.cached_calls) || s.cached_calls <= 0) return "";
+    const saved = isNum(s.cached_cost_usd) && s.cached_cost_usd > 0 ? ` and ${SO.money(s.cached_cost_usd)}` : "";
+    return SO.el("small", {class: "cached", title: `${s.cached_calls} call(s) answered from the call cache: ` +
+      `${SO.int(s.cached_tokens || 0)} tokens${saved} saved, nothing sent`}, `${s.cached_calls} cached`);
+  };
+
   /** Running totals of a history field (tokens, cost). */
   SO.cumulative = function (history, pick) {
     let total = 0;

@@ -12,7 +12,7 @@
       ["val base → best", `${SO.num(o.baseline_val)} → ${SO.num(o.best_val)}`],
       ["test init → best → final", `${SO.num(o.test_initial)} → ${SO.num(o.test_best)} → ${SO.num(o.test_final)}`],
       ["cost", SO.money(o.cost_usd)], ["calls", o.calls ?? "–"],
-    ].map(([k, v]) => el("div", {class: "card"}, el("span", {}, k), el("b", {}, String(v)))));
+    ].map(([k, v]) => el("div", {class: "card"}, el("span", {}, k), el("b", {}, String(v)), k === "calls" ? SO.cachedMark(o) : "")));
   }
 
   function stepTable(history, updates) {
@@ -25,7 +25,7 @@
       }
       rows.push(el("tr", {}, el("td", {}, s.step), el("td", {}, s.epoch), el("td", {}, el("span", {class: "act " + SO.actionKind(s.action)}, s.action)),
         el("td", {}, SO.edits(s)), el("td", {}, SO.isNum(s.edit_budget) && s.edit_budget >= 0 ? s.edit_budget : "–"),
-        el("td", {}, SO.num(s.candidate_gate_score)), el("td", {}, SO.num(s.current_score)), el("td", {}, SO.money(s.cost_usd))));
+        el("td", {}, SO.num(s.candidate_gate_score)), el("td", {}, SO.num(s.current_score)), el("td", {}, SO.money(s.cost_usd), SO.cachedMark(s))));
     }
     return el("div", {class: "table-wrap"}, el("table", {class: "steps"},
       el("tr", {}, ["step", "epoch", "action", "edits applied/selected", "B", "cand val", "current", "cost"].map((t) => el("th", {}, t))), rows));
@@ -52,6 +52,7 @@
     return el("section", {class: "run-report", id: "run-" + o.id},
       el("h2", {}, o.id), cards(o),
       history.length ? el("div", {class: "chart-grid"}, score, budget, usage) : el("p", {class: "muted"}, "No steps."),
+      r.frontier ? [el("h3", {}, "Kept skills and their objectives"), SO.frontierView(r.frontier)] : "",
       el("h3", {}, "Test by task type"), SO.taskTypeBars((r.summary || {}).test),
       el("h3", {}, "Steps"), stepTable(history, r.epoch_updates || []),
       el("h3", {}, `Edits, step by step (${accepted} of ${history.length} steps kept their candidate)`), changes(r.changes || []),

@@ -65,7 +65,8 @@
         title: r.error ? r.error.split("\n").slice(-3).join("\n") : `${r.path}\nval ${SO.num(r.baseline_val)} → ${SO.num(r.best_val)}; test ${SO.num(r.test_initial)} → ${SO.num(r.test_best)}`},
       el("td", {class: "pick"}, box),
       el("td", {class: "name"}, el("span", {}, r.id), el("small", {}, [r.env, r.preset, SO.when(r.started)].filter((x) => x && x !== "–").join(" · "))),
-      el("td", {}, el("span", {class: "badge " + String(r.status).split(":")[0]}, r.status)),
+      el("td", {}, el("span", {class: "badge " + String(r.status).split(":")[0]}, r.status),
+        (r.warnings || []).length ? el("span", {class: "damaged", title: r.warnings.join("\n")}, " ⚠") : ""),
       el("td", {class: "n"}, steps), el("td", {class: "n"}, SO.num(r.best_val, 2)), el("td", {class: "n"}, SO.num(r.test_best, 2)),
       el("td", {class: "n"}, SO.money(r.cost_usd)));
     tr.addEventListener("click", () => { location.hash = "#/run/" + encodeURIComponent(r.id); });

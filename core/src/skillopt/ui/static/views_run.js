@@ -44,6 +44,7 @@
     return el("div", {class: "run-page"},
       el("div", {id: "run-head", class: "run-head"}),
       el("div", {id: "run-error"}),
+      el("div", {id: "run-warnings"}),
       el("div", {id: "run-cards", class: "cards"}),
       el("div", {class: "chart-grid"}, el("div", {id: "chart-score", class: "wide"}), el("div", {id: "chart-budget"}), el("div", {id: "chart-usage"})),
       el("h3", {}, "Steps"),
@@ -51,6 +52,7 @@
         el("thead", {}, el("tr", {}, ["step", "epoch", "action", "edits", "B", "train", "cand val", "current", "tokens", "cost"].map((t) => el("th", {}, t)))),
         el("tbody", {}))),
       el("div", {id: "step"}),
+      el("div", {id: "run-kept"}),
       el("h3", {}, "Test by task type"),
       el("div", {id: "run-tasktypes"}),
       el("h3", {}, "Skill diff"),
@@ -66,12 +68,14 @@
     head(o);
     const err = document.getElementById("run-error");
     err.replaceChildren(...(o.error ? [el("p", {class: "error"}, `The run's process ended with exit status ${o.exit_code}. End of its log:`), el("pre", {class: "log error-log"}, o.error)] : []));
+    // damaged run files: what was healed on the way in, so a reader never takes "No steps" at face value
+    document.getElementById("run-warnings").replaceChildren(...(o.warnings || []).map((w) => el("p", {class: "warning"}, "⚠ " + w)));
     const total = o.steps_planned ? `${o.steps_done ?? 0} of ${o.steps_planned}` : `${o.steps_done ?? 0}`;
     document.getElementById("run-cards").replaceChildren(...[
       ["env", (o.env || "–") + (o.preset ? " · " + o.preset : "")], ["steps", total], ["accepted", o.accepts],
       ["val base → best", `${SO.num(o.baseline_val)} → ${SO.num(o.best_val)}`],
       ["test init → best", `${SO.num(o.test_initial)} → ${SO.num(o.test_best)}`], ["cost", SO.money(o.cost_usd)], ["calls", o.calls ?? "–"],
-    ].map(([k, v]) => el("div", {class: "card"}, el("span", {}, k), el("b", {}, String(v)))));
+    ].map(([k, v]) => el("div", {class: "card"}, el("span", {}, k), el("b", {}, String(v)), k === "calls" ? SO.cachedMark(o) : "")));
     const history = data.history.filter((s) => SO.isNum(s.step));
     if (history.length) {
       SO.scoreChart(document.getElementById("chart-score"), history, o.baseline_val);
@@ -81,6 +85,8 @@
       document.getElementById("chart-score").replaceChildren(el("p", {class: "muted"}, o.status === "running" ? "No step finished yet." : "No steps."));
     }
     stepRows(id, history, data.epoch_updates || []);
+    const kept = SO.frontierView(data.frontier);
+    document.getElementById("run-kept").replaceChildren(...(kept ? [el("h3", {}, "Kept skills and their objectives"), kept] : []));
     document.getElementById("run-tasktypes").replaceChildren(SO.taskTypeBars((data.summary || {}).test));
     diffControls(id, data.skills || [], first);
     document.querySelector("#run-config pre").textContent = JSON.stringify(data.config, null, 2);
@@ -123,7 +129,7 @@
         el("td", {title: `applied ${s.n_edits_applied ?? 0} of ${s.n_edits_selected ?? 0} selected (${s.n_edits_proposed ?? 0} proposed)`}, SO.edits(s)),
         el("td", {}, SO.isNum(s.edit_budget) && s.edit_budget >= 0 ? s.edit_budget : "–"),
         el("td", {}, SO.num(s.rollout_hard, 2)), el("td", {}, SO.num(s.candidate_gate_score)), el("td", {}, SO.num(s.current_score)),
-        el("td", {}, SO.int((s.prompt_tokens || 0) + (s.completion_tokens || 0))), el("td", {}, SO.money(s.cost_usd)));
+        el("td", {}, SO.int((s.prompt_tokens || 0) + (s.completion_tokens || 0)), SO.cachedMark(s)), el("td", {}, SO.money(s.cost_usd)));
       tr.addEventListener("click", () => { location.hash = `#/run/${encodeURIComponent(id)}/step/${s.step}`; });
       rows.push(tr);
     }

@@ -52,12 +52,14 @@
     const close = el("a", {href: `#/run/${encodeURIComponent(id)}`, class: "close", title: "close (Esc)"}, "×");
     return [
       el("div", {class: "step-head"}, el("h3", {}, `Step ${step}`), el("span", {class: "act " + SO.actionKind(record.action)}, record.action || ""), close),
-      verdict.reason ? el("p", {}, `Gate: ${verdict.action} — ${verdict.reason}` + (SO.isNum(verdict.confidence) ? ` (confidence ${SO.num(verdict.confidence)})` : "")) : "",
+      verdict.reason ? el("p", {id: "gate-reason"}, `Gate: ${verdict.action} — ${verdict.reason}`
+        + (SO.isNum(verdict.confidence) && !/confidence/.test(verdict.reason) ? ` (confidence ${SO.num(verdict.confidence)})` : "")) : "",
       edits.length ? el("div", {class: "table-wrap"}, el("table", {class: "edits"},
         el("tr", {}, ["edit", "status", "support", "from", "content"].map((t) => el("th", {}, t))),
         edits.map((r) => el("tr", {}, el("td", {}, (r.edit || {}).op), el("td", {class: r.status === "applied" ? "ok" : "bad"}, r.status),
           el("td", {}, (r.edit || {}).support_count ?? ""), el("td", {}, (r.edit || {}).source_type || ""),
           el("td", {class: "wrap"}, String((r.edit || {}).content || "").slice(0, 400)))))) : el("p", {class: "muted"}, "No edits were applied in this step."),
+      raceTable(s.files.race),
       attribution(s.files.attribution),
       el("div", {class: "tabs", role: "tablist"}, ["val", "train"].map((split) =>
         el("button", {type: "button", role: "tab", "data-split": split, onclick: () => { location.hash = `#/run/${encodeURIComponent(id)}/step/${step}/${split}`; }},
@@ -68,6 +70,21 @@
       ...Object.entries(s.files).map(([name, value]) => SO.jsonBlock(name, value)),
       s.candidate_skill ? el("details", {}, el("summary", {}, "candidate skill"), el("pre", {class: "skill"}, s.candidate_skill)) : "",
     ];
+  }
+
+  /** Several proposals: how each candidate did in the race on val (the winner went to the gate). */
+  function raceTable(r) {
+    const rows = (r || {}).entrants || [];
+    if (rows.length < 2) return "";
+    return el("div", {class: "table-wrap", id: "race"},
+      el("h4", {}, `Race of ${rows.length} proposals: p${rows[r.winner].proposal} went to the gate`),
+      el("table", {class: "edits"},
+        el("tr", {}, ["proposal", "val", "items", "vs current", "round", "edits", "outcome"].map((t) => el("th", {}, t))),
+        rows.map((e, i) => el("tr", {class: i === r.winner ? "selected" : ""},
+          el("td", {}, `p${e.proposal}`), el("td", {}, e.round ? SO.num(e.score) : "–"), el("td", {}, e.items || 0),
+          el("td", {}, e.round ? (e.effect >= 0 ? "+" : "") + SO.num(e.effect) : "–"), el("td", {}, e.round || "–"),
+          el("td", {class: "wrap"}, (e.edits || []).map((x) => String(x.content || "").slice(0, 80)).join(" | ")),
+          el("td", {class: "wrap"}, i === r.winner ? "won" : e.out)))));
   }
 
   /** Which applied edit fixed or broke which val item (accepted steps' attribution.json). */

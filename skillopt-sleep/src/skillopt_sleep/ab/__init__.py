@@ -1,0 +1,1 @@
+"""Paired A/B evaluation of two skill documents over a fixed task manifest."""
