@@ -241,3 +241,21 @@ def test_usage_lines_name_the_arguments_the_readme_names(run_cli):
     for command, argument in named.items():
         usage = next(line for line in run_cli(command, "--help").stdout.splitlines() if "Usage:" in line)
         assert argument in usage, (command, argument, usage)
+
+
+def test_the_cli_module_and_its_help_import_no_heavy_library():
+    """``import skillopt.cli`` and ``skillopt --help`` stay lean (what is imported, not a
+    timing: benchmarks/cli_start.py times them): no SDK, no HTTP client, no cattrs (its
+    code generation), and no rich (the help is plain text; rich's markup module is
+    imported only to escape the help of a command about to render it with rich)."""
+    heavy = ("openai", "anthropic", "httpx", "cattrs", "rich", "pydantic", "llama_cpp")
+    code = (
+        "import sys\n"
+        "import skillopt.cli\n"
+        "print('IMPORT', sorted({m.split('.')[0] for m in sys.modules} & set(%r)))\n"
+        "from skillopt.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print('HELP', sorted({m.split('.')[0] for m in sys.modules} & set(%r)))\n"
+    ) % (heavy, heavy)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "IMPORT []" in out.stdout and "HELP []" in out.stdout, out.stdout[-400:] + out.stderr

@@ -8,8 +8,6 @@ text (typer's rich help imports rich's markdown and table renderers: half the ti
 plugins (``skillopt run`` reaches its first model call that much sooner).
 """
 
-from __future__ import annotations
-
 import sys
 
 import typer
@@ -27,16 +25,22 @@ GROUPS = {"config": lambda: config_cmd.app, "keys": lambda: keys_cmd.app, "runs"
 
 def _root_group() -> type[TyperGroup]:
     """The root command group: upstream's argv rewritten first (:mod:`skillopt.cli.argv`),
-    and its tree's help texts (plugin commands' too) printing every bracket they hold
-    (see :func:`skillopt.richtext.escape_help`)."""
+    and the chosen command's help texts (a plugin command's too) printing every bracket
+    they hold (see :func:`skillopt.richtext.escape_help`)."""
     from skillopt.cli.argv import UpstreamArgvGroup
 
     class RootGroup(UpstreamArgvGroup):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            from skillopt.richtext import escape_help
+        def resolve_command(self, ctx, args):  # noqa: ANN001, ANN201 - click's signature
+            # escaped when a command is chosen (its help may be shown next), not when the
+            # tree is built: the root's own help is plain text, and rich's markup module
+            # is a fifth of ``skillopt --help``
+            name, command, rest = super().resolve_command(ctx, args)
+            if command is not None and not getattr(command, "_skillopt_escaped", False):
+                from skillopt.richtext import escape_help
 
-            escape_help(self)
+                escape_help(command)
+                command._skillopt_escaped = True
+            return name, command, rest
 
     return RootGroup
 

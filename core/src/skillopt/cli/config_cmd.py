@@ -1,7 +1,5 @@
 """``skillopt config show``: the resolved configuration, secrets redacted."""
 
-from __future__ import annotations
-
 import typer
 
 from skillopt.cli.options import (

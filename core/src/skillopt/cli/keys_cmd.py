@@ -1,7 +1,5 @@
 """``skillopt keys``: store provider keys in the user's keys file (mode 0600)."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

@@ -1,7 +1,5 @@
 """``skillopt runs``: the dashboard's view of run directories, in the terminal."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
