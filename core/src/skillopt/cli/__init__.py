@@ -30,7 +30,7 @@ def _root_group() -> type[TyperGroup]:
     from skillopt.cli.argv import UpstreamArgvGroup
 
     class RootGroup(UpstreamArgvGroup):
-        def resolve_command(self, ctx, args):  # noqa: ANN001, ANN201 - click's signature
+        def resolve_command(self, ctx, args):  # click's signature
             # escaped when a command is chosen (its help may be shown next), not when the
             # tree is built: the root's own help is plain text, and rich's markup module
             # is a fifth of ``skillopt --help``

@@ -32,7 +32,7 @@ from skillopt.engine.rollouts import RolloutRunner, SystemicFailure, is_missing_
 from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection, start_line as rejected_line
 from skillopt.engine.rundir import GATE_VERDICT, RunDir, write_json
 from skillopt.engine.state import TrainState, adopt_best, adopt_current, current_view
-from skillopt.engine.step import StepOutcome, run_step
+from skillopt.engine.step import StepOutcome
 from skillopt.engine.subsets import subset
 from skillopt.engine import reporting
 from skillopt.engine.pool import Search
