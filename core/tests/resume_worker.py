@@ -34,14 +34,14 @@ DIED = 77
 class KillingLedger(Ledger):
     """The real ledger, plus a tripwire on one stage's cumulative request count."""
 
-    def begin(self, *, role, stage):
+    def begin(self, *, role, stage, **kw):
         if KILL and not KILL.startswith("apply:"):
             key, n = KILL.rsplit(":", 1)
             if key == f"{role}/{stage}":
                 done = self.totals().by_stage.get(key)
                 if (done.requests if done else 0) + 1 >= int(n):
                     os._exit(DIED)
-        return super().begin(role=role, stage=stage)
+        return super().begin(role=role, stage=stage, **kw)
 
 
 def build(out: Path):

@@ -211,6 +211,26 @@ def test_eval_scores_one_skill_file(run_cli, toy_registered, tmp_path):
     assert bad.exit_code != 0 and "unknown split 'dev'" in bad.output
 
 
+def test_help_is_plain_text_and_a_built_in_command_runs_from_its_own_app():
+    """Help is plain text (rich's help renderer cost half of ``skillopt --help``), and
+    ``skillopt run --help`` builds only ``run`` (no command plugin is scanned or imported),
+    still named ``skillopt run``."""
+    code = (
+        "import sys\n"
+        "from skillopt.cli import main\n"
+        "for argv in (['run', '--help'], ['config', '--help']):\n"
+        "    try:\n        main(argv)\n    except SystemExit:\n        pass\n"
+        "print('SCANNED', 'skillopt.plugins' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert out.returncode == 0, out.stderr
+    assert "Usage: skillopt run [OPTIONS]" in out.stdout and "Usage: skillopt config [OPTIONS] COMMAND" in out.stdout
+    assert "╭" not in out.stdout  # no rich panels
+    assert "SCANNED False" in out.stdout  # the plugin host was never built
+    top = subprocess.run([sys.executable, "-c", "from skillopt.cli import main\nmain(['--help'])"], capture_output=True, text=True, timeout=60)
+    assert "╭" not in top.stdout and "run" in top.stdout and "Usage: skillopt [OPTIONS] COMMAND" in top.stdout
+
+
 def test_usage_lines_name_the_arguments_the_readme_names(run_cli):
     """The README's command synopsis and each command's usage line agree on the
     positional argument (``export RUN|FILE|DIR``: a run, a skill file or a skill folder)."""
@@ -224,3 +244,21 @@ def test_usage_lines_name_the_arguments_the_readme_names(run_cli):
     for command, argument in named.items():
         usage = next(line for line in run_cli(command, "--help").stdout.splitlines() if "Usage:" in line)
         assert argument in usage, (command, argument, usage)
+
+
+def test_the_cli_module_and_its_help_import_no_heavy_library():
+    """``import skillopt.cli`` and ``skillopt --help`` stay lean (what is imported, not a
+    timing: benchmarks/cli_start.py times them): no SDK, no HTTP client, no cattrs (its
+    code generation), and no rich (the help is plain text; rich's markup module is
+    imported only to escape the help of a command about to render it with rich)."""
+    heavy = ("openai", "anthropic", "httpx", "cattrs", "rich", "pydantic", "llama_cpp")
+    code = (
+        "import sys\n"
+        "import skillopt.cli\n"
+        "print('IMPORT', sorted({m.split('.')[0] for m in sys.modules} & set(%r)))\n"
+        "from skillopt.cli import main\n"
+        "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
+        "print('HELP', sorted({m.split('.')[0] for m in sys.modules} & set(%r)))\n"
+    ) % (heavy, heavy)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert "IMPORT []" in out.stdout and "HELP []" in out.stdout, out.stdout[-400:] + out.stderr

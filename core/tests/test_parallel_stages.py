@@ -109,6 +109,34 @@ def test_the_failure_and_success_merge_trees_run_side_by_side(tmp_path):
     assert waited and all(waited)
 
 
+def test_patches_that_fit_one_merge_are_merged_in_one_call(tmp_path):
+    """Two failure and two success patches, fan-in 8: one merge call with all four (two
+    levels and three calls with ``gradient.flat_merge`` off), and the same skill."""
+    def optimizer(request):
+        text = "\n".join(m.content for m in request.messages)
+        if request.stage == "analyst" and "Failed trajectories" not in text:
+            word = text.split("Word: ")[1].split()[0]
+            return {"reasoning": "keep", "edits": [{"op": "append", "content": f"- Solved '{word}' by the rule."}],
+                    "success_patterns": ["short answers"]}
+        return base(request)
+
+    base = toy_optimizer()
+    calls = {}
+    for name, flat in (("flat", True), ("tree", False)):
+        trainer = make_trainer(tmp_path / name, optimizer_script=optimizer, num_epochs=1, train={"batch_size": 16, "max_steps": 1},
+                               gradient={"minibatch_size": 4, "analyst_workers": 4, "flat_merge": flat})
+        trainer.env = ToyEnv(trainer.env.config)
+        trainer.env.initial_skill = lambda: "- RULE-upper\n- RULE-reverse"  # failures and successes both
+        trainer.train()
+        merges = [r for r in trainer.optimizer.backend.requests if r.stage == "merge"]
+        calls[name] = (len(merges), (tmp_path / name / "skills" / "skill_v0001.md").read_text())
+        if flat:
+            listing = merges[0].messages[-1].content
+            assert listing.count("### Proposal") == 4 and "(failure)" in listing and "(success)" in listing
+    assert calls["flat"][0] == 1 and calls["tree"][0] == 3
+    assert calls["flat"][1] == calls["tree"][1]
+
+
 def test_the_progress_display_keeps_one_bar_per_batch_running_side_by_side(monkeypatch):
     from skillopt.engine.progress import RichReporter
 
@@ -124,3 +152,26 @@ def test_the_progress_display_keeps_one_bar_per_batch_running_side_by_side(monke
         assert [t.description for t in reporter.progress.tasks] == ["rollout: step 2"]
     finally:
         reporter.close()
+
+
+def test_the_progress_display_draws_no_bars_and_reads_no_ledger_when_stderr_is_no_terminal(capsys):
+    """Under a log file or CI nothing shows the bars; redrawing them (and totalling the
+    ledger for each update) only took CPU from the run. Lines are still written."""
+    from skillopt.engine.progress import RichReporter
+
+    class CountingLedger:
+        reads = 0
+
+        def headline(self):
+            CountingLedger.reads += 1
+            return 0, 0, 0, 0.0
+
+    reporter = RichReporter(ledger=CountingLedger())
+    try:
+        assert reporter.console.is_terminal is False  # pytest captures stderr
+        reporter.items("rollout: step 1", 3, 8)
+        assert CountingLedger.reads == 0 and not reporter.progress.live.is_started
+        reporter.line("accepted step 1")
+    finally:
+        reporter.close()
+    assert "accepted step 1" in capsys.readouterr().err

@@ -59,3 +59,48 @@ def test_strict_structuring_reports_bad_types_with_their_path():
 
 def test_skill_hash_is_content_addressed():
     assert Skill(content="a").hash == Skill(content="a", version=9).hash != Skill(content="b").hash
+
+
+
+def test_threads_using_a_record_class_first_at_once_generate_its_code_once(monkeypatch):
+    """cattrs writes a class's unstructure function on first use, unlocked: rollout threads
+    finishing together each wrote (and compiled) the same code, 16 times for 16 threads.
+    The generator is wrapped to count how often it runs for the class."""
+    import sys
+    import threading
+
+    import attrs
+    import cattrs.converters
+
+    from skillopt import serde
+
+    @attrs.frozen
+    class FreshRecordForThreads:
+        name: str
+        score: float = 0.0
+
+    generated: list[type] = []
+    original = cattrs.converters.make_dict_unstructure_fn
+
+    def counting(cl, *args, **kwargs):
+        generated.append(cl)
+        return original(cl, *args, **kwargs)
+
+    monkeypatch.setattr(cattrs.converters, "make_dict_unstructure_fn", counting)
+    interval = sys.getswitchinterval()
+    sys.setswitchinterval(1e-6)  # threads switch often, as 24 busy rollout threads do
+    start = threading.Barrier(16)
+
+    def first_use() -> None:
+        start.wait()
+        assert serde.to_data(FreshRecordForThreads("x", 1.0)) == {"name": "x", "score": 1.0}
+
+    try:
+        threads = [threading.Thread(target=first_use) for _ in range(16)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    finally:
+        sys.setswitchinterval(interval)
+    assert generated.count(FreshRecordForThreads) == 1

@@ -90,14 +90,15 @@ def _scan() -> dict[str, list[EntryPointInfo]]:
             eps = [ep for ep in dist.entry_points if ep.group in wanted]
             if not eps:
                 continue
-            dist_name = dist.metadata["Name"] or "?"
+            meta = dist.metadata  # parsed once: name and version of every entry point of the distribution
+            dist_name, dist_version = meta["Name"] or "?", meta["Version"] or ""
             for ep in eps:
                 seen_key = (ep.group, _norm(dist_name), ep.name)
                 if seen_key in seen:  # the same dist found twice on sys.path
                     continue
                 seen.add(seen_key)
                 by_group[ep.group].append(EntryPointInfo(kind=kind_of[ep.group], name=ep.name, value=ep.value,
-                                                         distribution=dist_name, version=dist.version or ""))
+                                                         distribution=dist_name, version=dist_version))
         for found in by_group.values():
             found.sort(key=lambda e: (e.name, e.distribution))
         _SCAN = (key, by_group)

@@ -81,14 +81,14 @@ def escape_help(command) -> None:
     with rich installed), which ate ``[a,b]`` from ``--set``'s help. Escaping each help
     string of ``command`` and its subcommands (plugin commands included) once, when the
     CLI builds its command tree, keeps every word a help text says."""
-    from rich.markup import escape
-
     stack = [command]
     while stack:
         cmd = stack.pop()
         stack.extend(getattr(cmd, "commands", {}).values())
         if getattr(cmd, "rich_markup_mode", None) != "rich":
             continue
+        from rich.markup import escape  # only for a command whose help rich renders
+
         for attr in ("help", "short_help", "epilog"):
             if getattr(cmd, attr, None):
                 setattr(cmd, attr, escape(getattr(cmd, attr)))

@@ -11,6 +11,7 @@ import difflib
 import functools
 import json
 import math
+import threading
 import types
 import typing
 from pathlib import Path
@@ -25,6 +26,10 @@ from skillopt.errors import ConfigError
 T = TypeVar("T")
 
 _CONVERTERS: dict[bool, cattrs.Converter] = {}
+#: classes whose unstructure hooks exist (cattrs generates a class's hook on first use,
+#: unlocked: rollout threads finishing at once each generated the same code)
+_UNSTRUCTURED: set[type] = set()
+_FIRST_USE = threading.Lock()
 
 
 #: attrs field metadata: leave the field out of the data while it holds its default.
@@ -76,7 +81,13 @@ def converter(*, strict: bool = False) -> cattrs.Converter:
 
 def to_data(obj: Any) -> Any:
     """Plain JSON-compatible data for a record (or a list/dict of records)."""
-    return converter().unstructure(obj)
+    cls = obj.__class__
+    if cls in _UNSTRUCTURED:
+        return converter().unstructure(obj)
+    with _FIRST_USE:  # one thread generates the class's hooks; the others wait and reuse them
+        data = converter().unstructure(obj)
+    _UNSTRUCTURED.add(cls)
+    return data
 
 
 def from_data(data: Any, cls: type[T]) -> T:

@@ -201,32 +201,36 @@ class Ledger:
 
     # ---------------------------------------------------------------- events
 
-    def begin(self, *, role: str, stage: str) -> None:
+    # ``scope``: the scope a call is booked under when the caller names it (work that runs
+    # beside the trainer's current step: a baseline or an attribution), else :attr:`scope`
+
+    def begin(self, *, role: str, stage: str, scope: str | None = None) -> None:
         """Reserve one request (raises :class:`BudgetExceeded` when none is left)."""
         with self._lock:
             reason = self._exhausted()
             if reason:
                 raise BudgetExceeded(reason)
-            self._log(["b", f"{role}/{stage}", self.scope])
+            self._log(["b", f"{role}/{stage}", self.scope if scope is None else scope])
 
-    def record(self, *, role: str, stage: str, usage: Usage, cost_usd: float | None, cached: bool, truncated: bool = False) -> None:
+    def record(self, *, role: str, stage: str, usage: Usage, cost_usd: float | None, cached: bool, truncated: bool = False,
+               scope: str | None = None) -> None:
         """A reply: paid (after :meth:`begin`) or served from the cache (``usage`` and
         ``cost_usd`` are then what the cached reply cost when it was paid for: saved)."""
-        key = f"{role}/{stage}"
+        key, scope = f"{role}/{stage}", self.scope if scope is None else scope
         with self._lock:
             if cached:
-                self._log(["h", key, self.scope, usage.prompt_tokens + usage.completion_tokens, cost_usd])
+                self._log(["h", key, scope, usage.prompt_tokens + usage.completion_tokens, cost_usd])
             else:
-                self._log(["ok", key, self.scope, usage.prompt_tokens, usage.completion_tokens, cost_usd, int(truncated)])
+                self._log(["ok", key, scope, usage.prompt_tokens, usage.completion_tokens, cost_usd, int(truncated)])
 
-    def record_attempt_failure(self, *, role: str, stage: str) -> None:
+    def record_attempt_failure(self, *, role: str, stage: str, scope: str | None = None) -> None:
         with self._lock:
-            self._log(["x", f"{role}/{stage}", self.scope])
+            self._log(["x", f"{role}/{stage}", self.scope if scope is None else scope])
 
-    def record_failure(self, *, role: str, stage: str) -> None:
+    def record_failure(self, *, role: str, stage: str, scope: str | None = None) -> None:
         """A logical call failed for good (after retries or schema re-asks)."""
         with self._lock:
-            self._log(["f", f"{role}/{stage}", self.scope])
+            self._log(["f", f"{role}/{stage}", self.scope if scope is None else scope])
 
     # ---------------------------------------------------------------- reading
 

@@ -15,6 +15,7 @@ import random
 import threading
 import time
 from collections.abc import Callable, Iterator
+from typing import Any
 
 import attrs
 
@@ -114,6 +115,10 @@ class ModelClient:
         self._sleep = sleep
         self._rng = random.Random(seed)
         self._rng_lock = threading.Lock()
+        #: requests of this client between their in-flight slot and their reply
+        self.in_flight = 0
+        self._flight_lock = threading.Lock()
+        self._flight_watchers: list[Callable[[int], None]] = []
         #: when the last wait said on the console ends (waits that overlap it are not said again)
         self._said_until = 0.0
 
@@ -139,16 +144,35 @@ class ModelClient:
         """This client with its calls booked under pipeline stage ``label`` in the ledger."""
         return StageClient(self, label)
 
-    def complete(self, request: CompletionRequest, *, label: str = "") -> Completion:
+    def watch_flight(self, callback: Callable[[int], None]) -> None:
+        """Call ``callback(n)`` whenever the number of this client's requests in flight
+        changes (the engine lends idle rollout workers to work run ahead of its turn
+        while the optimizer's calls are out)."""
+        self._flight_watchers.append(callback)
+
+    def _flight(self, change: int) -> None:
+        with self._flight_lock:
+            self.in_flight += change
+            n = self.in_flight
+        for callback in self._flight_watchers:
+            callback(n)
+
+    def in_lane(self, scope: str, priority: Any = 0) -> StageClient:
+        """This client with its calls booked under ledger scope ``scope`` (whatever the
+        run's current scope is) and its rollouts scheduled at ``priority`` (see
+        :class:`StageClient`)."""
+        return StageClient(self, "", scope=scope, priority=priority)
+
+    def complete(self, request: CompletionRequest, *, label: str = "", scope: str | None = None) -> Completion:
         """Answer ``request``; the ledger books it under ``role/label`` (default: the
-        request's own stage)."""
+        request's own stage) in ``scope`` (default: the ledger's current scope)."""
         request = self._effective(request)
         label = label or request.stage
         key = request_key(self.identity, request) if self.cache is not None else ""
         if self.cache is not None:
             hit = self.cache.get(key)
             if hit is not None:
-                self.ledger.record(role=self.role, stage=label, usage=hit.usage, cost_usd=hit.cost_usd, cached=True)  # saved
+                self.ledger.record(role=self.role, stage=label, usage=hit.usage, cost_usd=hit.cost_usd, cached=True, scope=scope)  # saved
                 return attrs.evolve(hit, cached=True, cost_usd=0.0)
             if self.cache_mode == "replay":
                 raise CacheMiss(
@@ -156,7 +180,7 @@ class ModelClient:
                     f" ({self.identity.get('model') or 'default model'}); run once with model.cache=read-write",
                     backend=self.backend.name,
                 )
-        completion = self._complete_valid(request, label)
+        completion = self._complete_valid(request, label, scope)
         if self.cache is not None:
             self.cache.put(key, self.identity, request, completion)
         return completion
@@ -176,12 +200,12 @@ class ModelClient:
             changes["timeout_s"] = s.timeout_s
         return attrs.evolve(request, **changes)
 
-    def _complete_valid(self, request: CompletionRequest, label: str) -> Completion:
+    def _complete_valid(self, request: CompletionRequest, label: str, scope: str | None = None) -> Completion:
         schema = request.json_schema
         asked = request
         problems: list[str] = []
         for _ in range(self.schema_retries + 1):
-            completion = self._call_with_retries(asked, label)
+            completion = self._call_with_retries(asked, label, scope)
             if schema is None:
                 return completion
             try:
@@ -206,30 +230,30 @@ class ModelClient:
                     ),
                 ),
             )
-        self.ledger.record_failure(role=self.role, stage=label)
+        self.ledger.record_failure(role=self.role, stage=label, scope=scope)
         raise SchemaError(
             f"{self.backend.name} reply broke the JSON schema after {self.schema_retries} re-asks: "
             + redact_text("; ".join(problems[:3])),
             backend=self.backend.name,
         )
 
-    def _call_with_retries(self, request: CompletionRequest, label: str) -> Completion:
+    def _call_with_retries(self, request: CompletionRequest, label: str, scope: str | None = None) -> Completion:
         attempt = 0
         while True:
             if self.cancel.is_set():
                 raise Cancelled("run cancelled")
             try:
-                with self._reserved(label):
+                with self._reserved(label, scope):
                     started = time.monotonic()
                     try:
                         completion = self.backend.complete(request)
                     except BackendError:
-                        self.ledger.record_attempt_failure(role=self.role, stage=label)
+                        self.ledger.record_attempt_failure(role=self.role, stage=label, scope=scope)
                         raise
                     latency = time.monotonic() - started
             except BackendError as exc:
                 if not exc.retryable or attempt >= self.retry.max_retries:
-                    self.ledger.record_failure(role=self.role, stage=label)
+                    self.ledger.record_failure(role=self.role, stage=label, scope=scope)
                     exc.role = self.role
                     raise
                 with self._rng_lock:
@@ -252,16 +276,20 @@ class ModelClient:
                     cost = priced
             completion = attrs.evolve(scrub_reply(completion), cost_usd=cost, latency_s=completion.latency_s or latency)
             self.ledger.record(role=self.role, stage=label, usage=completion.usage, cost_usd=cost, cached=False,
-                               truncated=completion.finish_reason == "length")
+                               truncated=completion.finish_reason == "length", scope=scope)
             return completion
 
     @contextlib.contextmanager
-    def _reserved(self, label: str) -> Iterator[None]:
+    def _reserved(self, label: str, scope: str | None = None) -> Iterator[None]:
         """One request's in-flight slot, and the request reserved in the ledger (journaled
         before it is sent), held while it is sent."""
         with self.limiter:
-            self.ledger.begin(role=self.role, stage=label)
-            yield
+            self.ledger.begin(role=self.role, stage=label, scope=scope)
+            self._flight(1)
+            try:
+                yield
+            finally:
+                self._flight(-1)
 
     def _wait(self, seconds: float) -> None:
         if self._sleep is not None:
@@ -291,17 +319,29 @@ class StageClient:
     The engine hands envs and edit policies these views, so the ledger reads
     ``target/gate`` or ``optimizer/select`` whatever the env or policy names its
     requests. Everything else is the underlying client's.
+
+    A view may also carry a *lane*: the ledger ``scope`` its calls are booked under
+    (work the engine runs beside the current step, such as the baseline during step 1,
+    is booked where it belongs, not under the step that happens to be running) and the
+    ``priority`` its rollouts get worker slots at (0: the critical path; higher numbers
+    wait while lower ones have items waiting; an int or the engine's shared
+    :class:`~skillopt.engine.slots.Priority`).
     """
 
-    def __init__(self, client: ModelClient, label: str):
+    def __init__(self, client: ModelClient, label: str, *, scope: str | None = None, priority: Any = 0):
         self.client = client
         self.label = label
+        self.scope = scope
+        self.priority = priority
 
     def complete(self, request: CompletionRequest) -> Completion:
-        return self.client.complete(request, label=self.label)
+        return self.client.complete(request, label=self.label, scope=self.scope)
 
     def for_stage(self, label: str) -> StageClient:
-        return StageClient(self.client, label)
+        return StageClient(self.client, label, scope=self.scope, priority=self.priority)
+
+    def in_lane(self, scope: str, priority: Any = 0) -> StageClient:
+        return StageClient(self.client, self.label, scope=scope, priority=priority)
 
     def __getattr__(self, name: str):
         return getattr(self.client, name)

@@ -2,10 +2,11 @@
 
 Only typer is imported at module level; every command imports what it needs inside
 its body, and plugin modules are imported only when a command names them, so
-``skillopt --help`` stays fast and never imports an env or a backend.
+``skillopt --help`` stays fast and never imports an env or a backend. Help is plain
+text (typer's rich help imports rich's markdown and table renderers: half the time of
+``skillopt --help``), and a built-in command builds only itself, without the command
+plugins (``skillopt run`` reaches its first model call that much sooner).
 """
-
-from __future__ import annotations
 
 import sys
 
@@ -14,19 +15,32 @@ from typer.core import TyperGroup
 
 from skillopt.cli import blame_cmd, check_cmd, config_cmd, export_cmd, keys_cmd, listing, report_cmd, run_cmd, runs_cmd, ui_cmd
 
+#: the built-in commands: (name, command function) and (name, sub-app)
+COMMANDS = {"run": lambda: run_cmd.run, "eval": lambda: run_cmd.eval_, "check": lambda: check_cmd.check,
+            "export": lambda: export_cmd.export, "blame": lambda: blame_cmd.blame, "envs": lambda: listing.envs,
+            "backends": lambda: listing.backends, "plugins": lambda: listing.plugins, "ui": lambda: ui_cmd.ui,
+            "report": lambda: report_cmd.report}
+GROUPS = {"config": lambda: config_cmd.app, "keys": lambda: keys_cmd.app, "runs": lambda: runs_cmd.app}
+
 
 def _root_group() -> type[TyperGroup]:
     """The root command group: upstream's argv rewritten first (:mod:`skillopt.cli.argv`),
-    and its tree's help texts (plugin commands' too) printing every bracket they hold
-    (see :func:`skillopt.richtext.escape_help`)."""
+    and the chosen command's help texts (a plugin command's too) printing every bracket
+    they hold (see :func:`skillopt.richtext.escape_help`)."""
     from skillopt.cli.argv import UpstreamArgvGroup
 
     class RootGroup(UpstreamArgvGroup):
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            from skillopt.richtext import escape_help
+        def resolve_command(self, ctx, args):  # click's signature
+            # escaped when a command is chosen (its help may be shown next), not when the
+            # tree is built: the root's own help is plain text, and rich's markup module
+            # is a fifth of ``skillopt --help``
+            name, command, rest = super().resolve_command(ctx, args)
+            if command is not None and not getattr(command, "_skillopt_escaped", False):
+                from skillopt.richtext import escape_help
 
-            escape_help(self)
+                escape_help(command)
+                command._skillopt_escaped = True
+            return name, command, rest
 
     return RootGroup
 
@@ -51,10 +65,11 @@ def _root(
         raise fail(str(exc)) from None
 
 
-def make_app(*, plugins: bool = True) -> typer.Typer:
+def make_app(*, plugins: bool = True, only: str = "") -> typer.Typer:
     """A fresh ``skillopt`` app: the built-in commands plus (``plugins``) what the
     ``skillopt.commands`` plugins of the current plugin host attach. One app per
-    invocation, so a command registered in one test never leaks into the next."""
+    invocation, so a command registered in one test never leaks into the next.
+    ``only``: just that built-in command (the one being run)."""
     root = typer.Typer(
         cls=_root_group(),
         name="skillopt",
@@ -62,21 +77,15 @@ def make_app(*, plugins: bool = True) -> typer.Typer:
         no_args_is_help=True,
         add_completion=False,
         pretty_exceptions_enable=False,
+        rich_markup_mode=None,
     )
-    root.callback()(_root)
-    root.command("run")(run_cmd.run)
-    root.command("eval")(run_cmd.eval_)
-    root.command("check")(check_cmd.check)
-    root.command("export")(export_cmd.export)
-    root.command("blame")(blame_cmd.blame)
-    root.command("envs")(listing.envs)
-    root.command("backends")(listing.backends)
-    root.command("plugins")(listing.plugins)
-    root.command("ui")(ui_cmd.ui)
-    root.command("report")(report_cmd.report)
-    root.add_typer(config_cmd.app, name="config")
-    root.add_typer(keys_cmd.app, name="keys")
-    root.add_typer(runs_cmd.app, name="runs")
+    root.callback()(_root)  # also makes a group of one command (``only``) keep the command's name
+    for name, command in COMMANDS.items():
+        if not only or name == only:
+            root.command(name)(command())
+    for name, group in GROUPS.items():
+        if not only or name == only:
+            root.add_typer(group(), name=name)
     if plugins:
         from skillopt.cli.plugin_commands import register_plugin_commands
         from skillopt.plugins import get_host
@@ -87,16 +96,22 @@ def make_app(*, plugins: bool = True) -> typer.Typer:
     return root
 
 
-#: the built-in commands only (documentation tools and tests that introspect them);
-#: running the CLI builds its own app with :func:`make_app`
-app = make_app(plugins=False)
+def __getattr__(name: str):
+    """``app``: the built-in commands only (documentation tools and tests that introspect
+    them); running the CLI builds its own app with :func:`make_app`."""
+    if name == "app":
+        return make_app(plugins=False)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: list[str] | None = None) -> None:
     from skillopt.errors import SkillOptError
 
+    args = list(sys.argv[1:] if argv is None else argv)
+    first = args[0] if args else ""
+    app = make_app(plugins=False, only=first) if first in COMMANDS or first in GROUPS else make_app()
     try:
-        make_app()(args=argv, prog_name="skillopt", standalone_mode=True)
+        app(args=args, prog_name="skillopt", standalone_mode=True)
     except SkillOptError as exc:  # pragma: no cover - typer handles most exits itself
         sys.stderr.write(f"error: {exc}\n")
         raise SystemExit(2) from None

@@ -1,7 +1,5 @@
 """``skillopt blame``: who wrote each line of a run's best skill, and did it help."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

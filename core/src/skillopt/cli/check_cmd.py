@@ -1,7 +1,5 @@
 """``skillopt check``: preflight a run's config, data and models before paying for it."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

@@ -1,7 +1,5 @@
 """``skillopt config show``: the resolved configuration, secrets redacted."""
 
-from __future__ import annotations
-
 import typer
 
 from skillopt.cli.options import (
@@ -10,7 +8,7 @@ from skillopt.cli.options import (
 )
 from skillopt.cli.output import fail, print_json
 
-app = typer.Typer(help="Inspect configuration.", no_args_is_help=True)
+app = typer.Typer(help="Inspect configuration.", no_args_is_help=True, rich_markup_mode=None)
 
 
 @app.command("show")

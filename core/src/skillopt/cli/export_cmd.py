@@ -1,7 +1,5 @@
 """``skillopt export``: install a trained skill where coding agents read skills."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

@@ -1,14 +1,12 @@
 """``skillopt keys``: store provider keys in the user's keys file (mode 0600)."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer
 
 from skillopt.cli.output import fail, print_json
 
-app = typer.Typer(help="Manage stored API keys (env vars take precedence).", no_args_is_help=True)
+app = typer.Typer(help="Manage stored API keys (env vars take precedence).", no_args_is_help=True, rich_markup_mode=None)
 
 
 @app.command("set")

@@ -4,8 +4,6 @@ Listing reads installed metadata only; nothing is imported unless ``--load`` ask
 check that each plugin actually imports.
 """
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

@@ -1,7 +1,5 @@
 """Options shared by ``run``, ``eval`` and ``config show``, and their mapping to config keys."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated, Any
 

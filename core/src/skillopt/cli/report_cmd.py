@@ -1,7 +1,5 @@
 """``skillopt report``: a self-contained HTML report of one run or several."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

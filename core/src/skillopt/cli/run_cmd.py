@@ -1,7 +1,5 @@
 """``skillopt run`` and ``skillopt eval``."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

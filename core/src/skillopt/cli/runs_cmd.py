@@ -1,7 +1,5 @@
 """``skillopt runs``: the dashboard's view of run directories, in the terminal."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 
@@ -9,7 +7,8 @@ import typer
 
 from skillopt.cli.output import fail, print_json
 
-app = typer.Typer(help="List runs, show one, diff its skill versions.", no_args_is_help=False, invoke_without_command=True)
+app = typer.Typer(help="List runs, show one, diff its skill versions.", no_args_is_help=False, invoke_without_command=True,
+                  rich_markup_mode=None)
 
 RunsDirOpt = Annotated[list[Path] | None, typer.Option("--runs-dir", help="Folder of run directories (repeatable). Default: the user data dir's runs.")]
 JsonOpt = Annotated[bool, typer.Option("--json", help="Machine-readable output on stdout.")]

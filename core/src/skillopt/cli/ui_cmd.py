@@ -1,7 +1,5 @@
 """``skillopt ui``: serve the dashboard until Ctrl-C."""
 
-from __future__ import annotations
-
 from pathlib import Path
 from typing import Annotated
 

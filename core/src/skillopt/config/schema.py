@@ -100,6 +100,9 @@ class GradientConfig:
     failure_only: bool = False
     max_trajectory_chars: int = attrs.field(default=6000, validator=_at_least(200))
     min_failure_edits: int = attrs.field(default=0, validator=_at_least(0))
+    #: when every patch fits in one merge (at most ``merge_batch_size``), merge failure and
+    #: success patches in one call instead of a tree per kind and a final merge of the two
+    flat_merge: bool = True
 
 
 @attrs.frozen(kw_only=True)
@@ -262,14 +265,18 @@ class EnvConfig:
 
 @attrs.frozen(kw_only=True)
 class EngineConfig:
-    """Where the engine runs rollouts. Neither key changes a run's results, so a run may
-    resume under another executor."""
+    """Where and in what order the engine runs its work. No key changes a run's results,
+    so a run may resume under another executor or schedule."""
 
     #: executor plugin: ``threads`` (built in: threads of this process) or an installed one (``ray``)
     executor: str = "threads"
     #: Ray cluster of the ``ray`` executor: '' = start a local Ray on this machine, ``auto`` =
     #: the cluster this machine joined (``ray start``), ``ray://HOST:10001`` = a remote cluster
     ray_address: str = ""
+    #: start work as soon as its inputs exist (the baseline beside step 1's rollouts, an
+    #: accepted step's attribution beside the next step, the final tests once the last step
+    #: is decided); the same results, fewer sequential waves. Off under a hard budget.
+    lookahead: bool = True
 
 
 @attrs.frozen(kw_only=True)

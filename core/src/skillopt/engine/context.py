@@ -90,6 +90,16 @@ class RunContext:
     def seed(self) -> int:
         return self.cfg.train.seed
 
+    def in_lane(self, scope: str, priority: Any = 0) -> RunContext:
+        """This context with both models' calls booked under ledger scope ``scope`` and
+        their rollouts scheduled at ``priority`` (work run beside the current step: see
+        :mod:`skillopt.engine.lookahead`)."""
+
+        def lane(client: Any) -> Any:
+            return client.in_lane(scope, priority) if hasattr(client, "in_lane") else client
+
+        return attrs.evolve(self, target=lane(self.target), optimizer=lane(self.optimizer))
+
     def step_dir(self, plan: StepPlan) -> Path:
         return self.rundir.step_dir(plan.step)
 

@@ -23,7 +23,9 @@ class NullReporter:
 
 class RichReporter(NullReporter):
     """Progress on stderr: a live bar per batch of items (with the ledger's calls, tokens
-    and cost when given a :class:`Ledger`) and printed lines; stdout is untouched."""
+    and cost when given a :class:`Ledger`) and printed lines; stdout is untouched. When
+    stderr is no terminal (a log file, CI) only the lines are written: nothing would
+    show the bars, and redrawing them four times a second costs the run CPU."""
 
     #: seconds without an update after which a batch's bar gives way to a new batch
     QUIET_S = 2.0
@@ -46,11 +48,13 @@ class RichReporter(NullReporter):
             transient=True,
             refresh_per_second=4,  # for eyes; each redraw costs the run's threads the GIL
         )
-        self.progress.start()
+        self.live = self.console.is_terminal
+        if self.live:
+            self.progress.start()
         self._tasks: dict[str, tuple[int, float]] = {}  # label -> (bar, last update)
 
     def _usage(self) -> str:
-        if self.ledger is None:
+        if self.ledger is None or not self.live:
             return ""
         calls, cached, tokens, cost = self.ledger.headline()
         shown = f" ${cost:.4f}" if cost else ""

@@ -21,19 +21,20 @@ def target_cap_setting(cfg) -> str:
 TRUNCATION_EVIDENCE = 10
 
 
-def truncation_stop(run: RunContext, ledger, state):
+def truncation_stop(run: RunContext, ledger, state, *, target=None):
     """A :class:`~skillopt.engine.summary.Stop` when every one of (enough) target replies
-    so far was cut at its cap and nothing scored: the run could not learn anything."""
+    so far was cut at its cap and nothing scored: the run could not learn anything.
+    ``target``: the target's totals to judge (default: the whole ledger's so far)."""
     from skillopt.engine.summary import Stop
 
-    target = ledger.totals().role("target")
+    target = target if target is not None else ledger.totals().role("target")
     if target.calls >= TRUNCATION_EVIDENCE and target.truncated == target.calls and not state.baseline_score:
         return Stop(status=RunStatus.TARGET_TRUNCATED, role="target",
                     reason=f"every target reply ({target.calls}) was cut at its token cap and the baseline scored 0")
     return None
 
 
-def baseline_line(run: RunContext, state, ledger, missing: dict[str, str]) -> str:
+def baseline_line(run: RunContext, state, ledger, missing: dict[str, str], *, target=None) -> str:
     e = run.cfg.evaluation
     n = len(run.data.val)
     scored = f"{n - len(missing)} of {n}" if missing else f"{n}"
@@ -45,7 +46,7 @@ def baseline_line(run: RunContext, state, ledger, missing: dict[str, str]) -> st
         text += (f"\n[yellow]warning:[/yellow] {len(missing)} of {n} val items got no answer "
                  f"({'; '.join(f'{r} ×{c}' if c > 1 else r for r, c in reasons.most_common(3))}): "
                  "left out of the baseline, asked again at the next evaluation")
-    target = ledger.totals().role("target")
+    target = target if target is not None else ledger.totals().role("target")
     if target.calls and target.truncated * 2 > target.calls:
         text += (f"\n[yellow]warning:[/yellow] {target.truncated} of {target.calls} target replies were cut at their token cap "
                  f"({target_cap_setting(run.cfg)})")

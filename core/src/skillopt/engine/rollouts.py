@@ -35,6 +35,7 @@ from skillopt.engine.resumable import ItemLog
 from skillopt.engine.rundir import safe_name, write_text
 from skillopt.fsio import write_atomic
 from skillopt.engine.seeds import derive_seed
+from skillopt.engine.slots import Lane, WorkerSlots
 
 FATAL = (AuthError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, EnvUnavailable)
 
@@ -116,8 +117,9 @@ class RolloutRunner:
         self.heal_rounds = heal_rounds
         self.heal_pause_s = heal_pause_s
         #: ``workers`` is the runner's budget, shared by evaluations that run side by side
-        #: (a final evaluation's val and test), so together they never exceed it
-        self._slots = threading.Semaphore(self.workers)
+        #: (a final evaluation's val and test, work run ahead of its turn), so together
+        #: they never exceed it; the critical path goes first (see :mod:`skillopt.engine.slots`)
+        self.slots = WorkerSlots(self.workers)
         self._waiting: set[queue.Queue] = set()
         self._waiting_lock = threading.Lock()
         self.executor = executor if executor is not None else ThreadExecutor()
@@ -136,13 +138,20 @@ class RolloutRunner:
         client=None,
     ) -> list[Rollout]:
         """One rollout per (task, repeat), in that order; missing ones have status
-        ``error`` or ``timeout``. Raises :class:`SystemicFailure` when every one is missing."""
+        ``error`` or ``timeout``. Raises :class:`SystemicFailure` when every one is missing.
+        ``client`` may carry a lane priority (``priority``: 0 = the critical path)."""
+        model = client if client is not None else self.client
+        lane = Lane(getattr(model, "priority", 0))
+        with self.slots.folder(str(Path(out_dir).absolute()), lane):  # one batch per folder at a time
+            return self._run(tasks, skill, out_dir, training=training, seed=seed, repeats=repeats, label=label, model=model,
+                             lane=lane)
+
+    def _run(self, tasks, skill, out_dir, *, training, seed, repeats, label, model, lane) -> list[Rollout]:
         h = skill_hash(skill)
         log = ItemLog(out_dir / "results.jsonl")
         results: dict[str, Rollout] = log.finished(h, Rollout, "rollout")
         wanted = [(t, r) for t in tasks for r in range(repeats)]
         total = len(wanted)
-        model = client if client is not None else self.client
         awaiting: set[str] = set()  # waiting for an out-of-band answer: healing would only ask again
         for round_no in range(self.heal_rounds + 1):
             jobs = [(t, r) for t, r in wanted if item_key(t.id, r) not in awaiting
@@ -157,7 +166,7 @@ class RolloutRunner:
                     raise Cancelled("run cancelled")
             self._progress(label, total - len(jobs), total)
             awaiting |= self._execute(jobs, skill, h, out_dir, log, training=training, seed=seed, results=results,
-                                      label=label, total=total, model=model)
+                                      label=label, total=total, model=model, lane=lane)
         ordered = [results[item_key(t.id, r)] for t, r in wanted]
         if awaiting:
             raise AnswersPending(len(awaiting), label)
@@ -175,27 +184,38 @@ class RolloutRunner:
         if self.reporter is not None:
             self.reporter.items(label, done, total)
 
-    def _execute(self, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model) -> set[str]:
+    def _execute(self, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model, lane: Lane) -> set[str]:
         """Run ``jobs``; returns the keys of the items that wait for an out-of-band answer."""
         batch = _Batch(self, jobs, skill, h, out_dir, log, training=training, seed=seed, results=results, label=label,
-                       total=total, model=model)
+                       total=total, model=model, lane=lane)
         with self._waiting_lock:
             self._waiting.add(batch.done_q)
         try:
-            batch.drive()
+            with self.slots.queued(lane):
+                batch.drive()
             return batch.awaiting
         finally:
+            lane.pending = 0
             with self._waiting_lock:
                 self._waiting.discard(batch.done_q)
             for _ in batch.running:  # abandoned by a fatal error or a cancel: their slots are free again
-                self._release()
+                self._release(lane)
 
-    def _acquire(self) -> bool:
-        return self._slots.acquire(blocking=False)
+    def lend(self, optimizer_in_flight: int) -> None:
+        """The optimizer's calls in flight changed: while any are out, the critical path
+        needs no rollout worker, so background lanes may use them (see :mod:`skillopt.engine.slots`)."""
+        if self.slots.lend(optimizer_in_flight > 0):
+            self._wake()
 
-    def _release(self) -> None:
+    def _acquire(self, lane: Lane) -> bool:
+        return self.slots.acquire(lane)
+
+    def _release(self, lane: Lane) -> None:
         """Give a worker slot back and wake every batch waiting for one."""
-        self._slots.release()
+        self.slots.release(lane)
+        self._wake()
+
+    def _wake(self) -> None:
         with self._waiting_lock:
             waiting = list(self._waiting)
         for q in waiting:
@@ -249,12 +269,14 @@ class _Batch:
     """One ``run`` call's items in flight: submitted to the executor while the runner has a
     free slot, collected as they finish, abandoned past their deadline."""
 
-    def __init__(self, runner: RolloutRunner, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model):
-        self.runner, self.skill, self.h, self.out_dir, self.log = runner, skill, h, out_dir, log
+    def __init__(self, runner: RolloutRunner, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model,
+                 lane: Lane):
+        self.runner, self.skill, self.h, self.out_dir, self.log, self.lane = runner, skill, h, out_dir, log, lane
         self.training, self.seed, self.results, self.label, self.total, self.model = training, seed, results, label, total, model
         self.role, self.stage = model_route(model)
         self.done_q: queue.Queue = queue.Queue()
         self.pending = list(jobs)
+        lane.pending = len(self.pending)
         self.running: dict[str, float] = {}
         self.items: dict[str, WorkItem] = {}
         self.claim = threading.Lock()
@@ -294,8 +316,11 @@ class _Batch:
         runner, running = self.runner, self.running
         fatal: BaseException | None = None
         while self.pending or running:
-            while self.pending and fatal is None and not runner.cancel.is_set() and runner._acquire():
+            while self.pending and fatal is None and not runner.cancel.is_set() and runner._acquire(self.lane):
                 task, repeat = self.pending.pop(0)
+                self.lane.pending = len(self.pending)
+                if not self.pending:
+                    runner._wake()  # lanes behind this one may take the slots left
                 key = item_key(task.id, repeat)
                 running[key] = time.monotonic()
                 item = self.items[key] = self.item(task, repeat, key)
@@ -308,8 +333,8 @@ class _Batch:
                 got = None  # also what a freed slot posts
             key, record, exc = got if got is not None else (None, None, None)
             if key is not None and key in running:
-                del running[key]
-                runner._release()
+                runner.slots.observe_item(time.monotonic() - running.pop(key))
+                runner._release(self.lane)
                 if exc is not None and isinstance(exc, FATAL):
                     fatal = exc
                     break
@@ -337,7 +362,7 @@ class _Batch:
                     continue
                 self.abandoned.add(k)
             del self.running[k]
-            self.runner._release()
+            self.runner._release(self.lane)
             self.runner.executor.abandon(self.items[k])
             task, repeat = self.by_key[k]
             message = f"timed out after {deadline:.0f}s"

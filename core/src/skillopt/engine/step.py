@@ -10,6 +10,7 @@ finished. The step decides nothing about the run state: it returns a
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import attrs
@@ -63,7 +64,11 @@ class StepOutcome:
         return tuple(dict.fromkeys(n for group in parts for n in group))
 
 
-def run_step(run: RunContext, plan: StepPlan, current: Current) -> StepOutcome:
+def run_step(run: RunContext, plan: StepPlan, current: Current, *, before_gate: Callable[[], Current] | None = None,
+             attribution: bool = True) -> StepOutcome:
+    """``before_gate`` returns the current skill as the gate must see it (the trainer
+    settles a baseline still running there); ``attribution=False`` leaves an accepted
+    step's attribution to the caller (which runs it beside the next step)."""
     timing: dict[str, float] = {}
     clock = time.monotonic()
 
@@ -113,12 +118,14 @@ def run_step(run: RunContext, plan: StepPlan, current: Current) -> StepOutcome:
     if applied.candidate == current.skill:
         action = StepAction.SKIP_NO_CHANGE if run.policy.edits_skill else StepAction.SKIP_NO_REWRITE
         return StepOutcome(action=action, candidate=current.skill, **base)
+    if before_gate is not None:
+        current = before_gate()
     say(f"{head}: gate")
     forced = "" if run.cfg.evaluation.use_gate else "evaluation.use_gate=false: accepted without comparison (validation still measured)"
     decided = gate(run, run.step_dir(plan) / "gate", current, applied.candidate, force_reason=forced)
     lap("gate")
     attributed = None
-    if decided.verdict.accepted:
+    if decided.verdict.accepted and attribution:
         say(f"{head}: attribution")
         attributed = attribute(run, plan, current, applied.candidate, applied)
         lap("attribution")

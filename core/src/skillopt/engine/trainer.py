@@ -32,7 +32,7 @@ from skillopt.engine.rollouts import AnswersPending, RolloutRunner, SystemicFail
 from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection, start_line as rejected_line
 from skillopt.engine.rundir import GATE_VERDICT, RunDir, write_json
 from skillopt.engine.state import TrainState, adopt_best, adopt_current, current_view
-from skillopt.engine.step import StepOutcome, run_step
+from skillopt.engine.step import StepOutcome
 from skillopt.engine.subsets import subset
 from skillopt.engine import reporting
 from skillopt.engine.pool import Search
@@ -45,6 +45,7 @@ from skillopt.engine.stages.gate import gate
 from skillopt.engine.stages.meta_skill import meta_skill
 from skillopt.engine.stages.recheck import recheck
 from skillopt.engine.stages.slow_update import comparison_pairs, slow_update
+from skillopt.engine.lookahead import AheadOfTurn, Lookahead, StopRun
 
 
 def rollout_deadline(cfg: RunConfig, target) -> float:
@@ -61,7 +62,24 @@ def rollout_deadline(cfg: RunConfig, target) -> float:
     return cfg.env.exec_timeout + call * retries + backoff
 
 
-class Trainer:
+def stop_of(exc: BaseException):
+    """The :class:`~skillopt.engine.summary.Stop` an exception means; re-raised when it is none."""
+    from skillopt.engine.summary import Stop
+
+    if isinstance(exc, StopRun):
+        return exc.stop
+    if isinstance(exc, BudgetExceeded):
+        return Stop(status=RunStatus.BUDGET_EXHAUSTED, reason=str(exc))
+    if isinstance(exc, (AnswersPending, AwaitingAnswer)):
+        return Stop(status=RunStatus.AWAITING_ANSWERS, reason=str(exc))
+    if isinstance(exc, SystemicFailure):
+        return Stop(status=RunStatus.PROVIDER_OUTAGE, reason=str(exc), role=exc.role)
+    if is_missing_error(exc):
+        return Stop(status=RunStatus.PROVIDER_OUTAGE, reason=f"{type(exc).__name__}: {exc}", role=getattr(exc, "role", ""))
+    raise exc
+
+
+class Trainer(AheadOfTurn):
     def __init__(
         self, *, cfg: RunConfig, env: Env, target, optimizer, policy: EditPolicy, gate: Gate, out_dir: Path,
         ledger: Ledger | None = None, reporter=None, observers: Observers | None = None, config_data: dict | None = None,
@@ -79,6 +97,8 @@ class Trainer:
                                     deadline_s=rollout_deadline(cfg, target), reporter=self.reporter, executor=executor,
                                     config=cfg)
         self.evaluator = Evaluator(self.runner, ScoreBook(self.rundir.scores), seed=cfg.train.seed)
+        if hasattr(optimizer, "watch_flight"):  # idle rollout workers serve work run ahead while the optimizer thinks
+            optimizer.watch_flight(self.runner.lend)
         self.run_info = RunInfo(out_dir=self.rundir.root, env=env.name, mode="train", config=self.config_data)
         self.state = TrainState()
         from skillopt.registry import get
@@ -88,6 +108,8 @@ class Trainer:
                              picks_final=selection.active(cfg))
         #: baseline val items that got no answer (left out of its score, retried later)
         self.baseline_missing: dict[str, str] = {}
+        #: work started before its turn (see :mod:`skillopt.engine.lookahead`)
+        self.ahead = Lookahead()
         self._started = time.monotonic()
         self._prior_wall = 0.0
         #: what the run says about earlier runs' rejections it starts with ('' = nothing)
@@ -169,10 +191,18 @@ class Trainer:
             return current
         self.state.total_steps = run.data.total_steps
         initial = self.env.initial_skill()
-        v0 = self.rundir.skill_version(0)
         self.state.config_fingerprint, self.state.initial_hash = fingerprint, skill_hash(initial)
-        self.ledger.scope = "baseline"
-        self.reporter.phase("baseline")
+        if not self.start_ahead(run, initial):
+            self.baseline(run, initial)
+        return initial
+
+    def baseline(self, run: RunContext, initial: str, *, lane: bool = False) -> None:
+        """The initial skill's val score: the run's current and best skill; ``lane``: run
+        beside step 1 (``run`` books in its own scope; the trainer's scope is step 1's)."""
+        v0 = self.rundir.skill_version(0)
+        if not lane:
+            self.ledger.scope = "baseline"
+            self.reporter.phase("baseline")
         baseline = run.evaluate_val(initial, self.rundir.root / "gate_baseline", "val: initial skill")
         self.baseline_missing = dict(baseline.missing)
         score = self.gate.score(baseline)
@@ -181,7 +211,6 @@ class Trainer:
         self.set_best(initial, score, 0, "initial_skill")
         self.search.begin(run, self.state, initial, v0)
         self.save_state()
-        return initial
 
     # ------------------------------------------------------------------ loop
 
@@ -202,20 +231,14 @@ class Trainer:
             current: str | None = None  # None until the baseline exists (a skill may be empty)
             try:
                 current = self.start(run, fingerprint, config_changes)
-                self.reporter.line(reporting.baseline_line(run, self.state, self.ledger, self.baseline_missing))
-                stopped = reporting.truncation_stop(run, self.ledger, self.state)
+                if self.baseline_pending is None:
+                    self.reporter.line(reporting.baseline_line(run, self.state, self.ledger, self.baseline_missing))
+                    stopped = reporting.truncation_stop(run, self.ledger, self.state)
                 if stopped is None:
                     current = self.loop(run, current)
-            except BudgetExceeded as exc:
-                stopped = Stop(status=RunStatus.BUDGET_EXHAUSTED, reason=str(exc))
-            except (AnswersPending, AwaitingAnswer) as exc:
-                stopped = Stop(status=RunStatus.AWAITING_ANSWERS, reason=str(exc))
-            except SystemicFailure as exc:
-                stopped = Stop(status=RunStatus.PROVIDER_OUTAGE, reason=str(exc), role=exc.role)
-            except Exception as exc:
-                if not is_missing_error(exc):
-                    raise
-                stopped = Stop(status=RunStatus.PROVIDER_OUTAGE, reason=f"{type(exc).__name__}: {exc}", role=getattr(exc, "role", ""))
+            except Exception as exc:  # noqa: BLE001 - a stop (anything else is re-raised)
+                stopped = stop_of(exc)
+                current, stopped = self.settle_for_stop(run, current, stopped)
             if stopped is not None and current is not None:
                 self.state.status = stopped.status
                 self.save_state()
@@ -223,8 +246,24 @@ class Trainer:
             self.observers.run_finished(self.run_info, summary)
             return summary
         finally:
+            self.ahead.join_all()  # nothing runs beside once the run is over
             self.ledger.close()
             lock.release()
+
+    def settle_for_stop(self, run: RunContext, current: str | None, stopped):
+        """Before a run stops, the work that ran ahead of the chain is settled in the
+        chain's order; a failure there came first in the chain, so it is the stop (the
+        baseline failing leaves no current skill, as when it ran first)."""
+        if self.baseline_pending is not None:
+            try:
+                self.settle_baseline(run)
+            except Exception as exc:  # noqa: BLE001 - a stop (anything else is re-raised)
+                return (current if isinstance(exc, StopRun) else None), stop_of(exc)
+        try:
+            self.settle_deferred(run)
+        except Exception as exc:  # noqa: BLE001 - the same
+            return current, stop_of(exc)
+        return current, stopped
 
     def announce_start(self) -> None:
         """``run_started``; on a resume, then ``step_finished`` again for every step
@@ -259,7 +298,9 @@ class Trainer:
                 self.ledger.check()
                 self.ledger.scope = f"step {plan.step}"
                 parent = self.search.parent(self.state, plan, current)
-                current = self.commit_step(run, plan, current, run_step(run, plan, self.current(parent)), parent=parent)
+                started, outcome = self.step_ahead(run, plan, parent)
+                current = self.commit_ahead(run, plan, current, started, outcome, parent)
+            self.settle_deferred(run)  # before the epoch's end is recorded
             if stop:
                 break
             if ep not in self.state.epochs_done:
@@ -285,11 +326,7 @@ class Trainer:
                 action = StepAction.FORCE_ACCEPT if gated.verdict.forced else StepAction.ACCEPT_NEW_BEST
         else:
             self.rundir.write_skill(self.rundir.skill_version(plan.step), current)
-        rollouts = outcome.rollout.rollouts
-        results = outcome.apply.results if outcome.apply else ()
-        patches = outcome.reflect.patches
-        self.state.step_buffer.append(make_entry(plan.step, action, rollouts, patches, results, score_before,
-                                                 gated.candidate.gate_score if gated else None))
+        self.state.step_buffer.append(self.buffer_entry(plan, action, outcome, score_before))
         record = reporting.step_record(run, plan, action, outcome, state=self.state, skill_len=len(current),
                                        usage=self.ledger.scope_totals(f"step {plan.step}"))
         if gated is not None:  # the verdict alone, where the first run layout documented it (docs/run-layout.md)
@@ -305,6 +342,22 @@ class Trainer:
         self.observers.step_finished(self.run_info, record)
         self.reporter.line(reporting.step_line(record, run.data.total_steps, outcome))
         return current
+
+    def new_best(self, outcome: StepOutcome) -> bool:
+        """An accepted step's candidate beats the best (one current skill: ``hill``)."""
+        return outcome.gate.candidate.gate_score > self.state.best_score
+
+    def accepted_action(self, outcome: StepOutcome) -> StepAction:
+        """What an accepted step is recorded as (one current skill: ``hill``)."""
+        if self.new_best(outcome):
+            return StepAction.FORCE_ACCEPT if outcome.gate.verdict.forced else StepAction.ACCEPT_NEW_BEST
+        return outcome.action
+
+    def buffer_entry(self, plan: StepPlan, action: StepAction, outcome: StepOutcome, score_before: float):
+        gated = outcome.gate
+        return make_entry(plan.step, action, outcome.rollout.rollouts, outcome.reflect.patches,
+                          outcome.apply.results if outcome.apply else (), score_before,
+                          gated.candidate.gate_score if gated else None)
 
     # ------------------------------------------------------------------ epoch boundary
 
@@ -396,6 +449,7 @@ class Trainer:
         if self.cfg.evaluation.eval_test:
             self.ledger.scope = "final"
             run.reporter.phase("final evaluation")
+            self.ahead.join("final_eval")  # started once the last step was decided: found done (memoised) below
             best = saved_run.best_skill(self.rundir, st)
             initial = saved_run.initial_skill(self.rundir, st)
             confirmed = rechecked is None or rechecked.verdict.accepted

@@ -122,18 +122,19 @@ def _version(dist: str) -> str:
 
 
 class _LedgerLink:
-    """The ledger a worker's client books into: the driver's, through the link."""
+    """The ledger a worker's client books into: the driver's, through the link (which
+    books in the scope of the client the engine gave the item, so ``scope`` is not sent)."""
 
     def __init__(self, link: Link, ticket: int):
         self.link, self.ticket = link, ticket
 
-    def record(self, *, role: str, stage: str, usage, cost_usd, cached: bool, truncated: bool = False) -> None:
+    def record(self, *, role: str, stage: str, usage, cost_usd, cached: bool, truncated: bool = False, scope=None) -> None:
         self.link.call("record", self.ticket, role, stage, usage, cost_usd, cached, truncated)
 
-    def record_attempt_failure(self, *, role: str, stage: str) -> None:
+    def record_attempt_failure(self, *, role: str, stage: str, scope=None) -> None:
         self.link.call("record_attempt_failure", self.ticket, role, stage)
 
-    def record_failure(self, *, role: str, stage: str) -> None:
+    def record_failure(self, *, role: str, stage: str, scope=None) -> None:
         self.link.call("record_failure", self.ticket, role, stage)
 
 
@@ -168,7 +169,7 @@ class WorkerClient(ModelClient):
         self.limiter = local_limit or contextlib.nullcontext()
 
     @contextlib.contextmanager
-    def _reserved(self, label: str) -> Iterator[None]:
+    def _reserved(self, label: str, scope: str | None = None) -> Iterator[None]:
         with self.limiter:
             self.link.call("reserve", self.ticket, self.role, label)  # the driver's slot and journaled reservation
             try:
@@ -302,20 +303,24 @@ class CallHost:
         self.config = config
         self._lock = threading.Lock()
         self._routes: dict[int, ModelClient] = {}
+        self._scopes: dict[int, str | None] = {}
         self._held: dict[int, list] = {}
         self._closed = threading.Event()
 
     def route(self, ticket: int, model) -> None:
-        """Serve the calls of item ``ticket`` with ``model`` (the client the engine gave it)."""
+        """Serve the calls of item ``ticket`` with ``model`` (the client the engine gave it,
+        booked in its ledger scope when it names one)."""
         client = getattr(model, "client", model)  # a StageClient books through its client
         with self._lock:
             self._routes[ticket] = client
+            self._scopes[ticket] = getattr(model, "scope", None)
 
     def forget(self, ticket: int) -> None:
         """The item is over (finished, abandoned or lost with its worker): free the slots it
         still holds; its late calls are refused."""
         with self._lock:
             self._routes.pop(ticket, None)
+            self._scopes.pop(ticket, None)
             held = self._held.pop(ticket, [])
         for limiter in held:
             limiter.release()
@@ -347,8 +352,10 @@ class CallHost:
         """Serve one operation of a worker's client (see :class:`WorkerClient`)."""
         client = self._client(ticket)
         ledger = client.ledger
+        with self._lock:
+            scope = self._scopes.get(ticket)
         if op == "reserve":
-            return self._reserve(ticket, client, *args)
+            return self._reserve(ticket, client, *args, scope=scope)
         if op == "release":
             with self._lock:
                 held = self._held.get(ticket)
@@ -358,11 +365,12 @@ class CallHost:
             return None
         if op == "record":
             role, stage, usage, cost_usd, cached, truncated = args
-            return ledger.record(role=role, stage=stage, usage=usage, cost_usd=cost_usd, cached=cached, truncated=truncated)
+            return ledger.record(role=role, stage=stage, usage=usage, cost_usd=cost_usd, cached=cached, truncated=truncated,
+                                 scope=scope)
         if op == "record_attempt_failure":
-            return ledger.record_attempt_failure(role=args[0], stage=args[1])
+            return ledger.record_attempt_failure(role=args[0], stage=args[1], scope=scope)
         if op == "record_failure":
-            return ledger.record_failure(role=args[0], stage=args[1])
+            return ledger.record_failure(role=args[0], stage=args[1], scope=scope)
         if op == "cache_get":
             return client.cache.get(args[0]) if client.cache is not None else None
         if op == "cache_put":
@@ -371,13 +379,13 @@ class CallHost:
             return None
         raise ValueError(f"unknown call-host operation {op!r}")
 
-    def _reserve(self, ticket: int, client: ModelClient, role: str, stage: str) -> None:
+    def _reserve(self, ticket: int, client: ModelClient, role: str, stage: str, *, scope: str | None = None) -> None:
         limiter = self._limiter(client, role)
         while not limiter.acquire(timeout=0.2):
             self._client(ticket)  # raises once the item or the run is over
         try:
             self._client(ticket)
-            client.ledger.begin(role=role, stage=stage)  # journaled before the worker sends it
+            client.ledger.begin(role=role, stage=stage, scope=scope)  # journaled before the worker sends it
         except BaseException:
             limiter.release()
             raise

@@ -34,13 +34,12 @@ def final_eval(run: RunContext, current: Current, *, initial: str, best: str, be
     """``promotion=False``: the best skill was picked on a selection split (see
     :mod:`skillopt.engine.selection`), so a final skill with a higher val score does not
     replace it."""
-    cfg = run.cfg
     folder = run.rundir.root / STAGE
     ident = f"{current.skill_hash}\x1f{skill_hash(initial)}\x1f{skill_hash(best)}\x1f{best_score}" + ("" if promotion else "\x1fpicked")
     key = hashlib.sha256(ident.encode()).hexdigest()[:20]
 
     def compute() -> FinalEvalResult:
-        tasks = subset(run.env.tasks("test"), cfg.evaluation.test_env_num, cfg.train.seed)
+        tasks = test_tasks(run)
         client = run.target.for_stage(STAGE)
         seen: dict[str, Future] = {}
 
@@ -77,6 +76,17 @@ def final_eval(run: RunContext, current: Current, *, initial: str, best: str, be
                                best_val_score=final_score if promote else best_now)
 
     return resumable(folder / "result.json", FinalEvalResult, key, compute)
+
+
+def test_tasks(run: RunContext) -> list:
+    return subset(run.env.tasks("test"), run.cfg.evaluation.test_env_num, run.cfg.train.seed)
+
+
+def initial_test(run: RunContext, initial: str) -> None:
+    """The initial skill on test exactly as :func:`final_eval` runs it (same folder, items,
+    seeds and label), for a run that starts it early: the final evaluation then finds it."""
+    test_score(run, initial, test_tasks(run), run.rundir.root / STAGE / "test_initial", "test: initial skill",
+               run.target.for_stage(STAGE))
 
 
 def test_score(run: RunContext, skill: str, tasks: list, folder, label: str, client) -> tuple[SplitScore, list[Rollout]]:

@@ -2,7 +2,9 @@
 
 Failure patches and success patches are merged in their own trees, side by side (groups
 of ``gradient.merge_batch_size`` per level, in parallel), then once more together;
-support is counted from the inputs, never self-reported (the policy's job).
+support is counted from the inputs, never self-reported (the policy's job). When every
+patch fits in one merge (``gradient.flat_merge``, the default), both kinds are merged in
+one call, each proposal labelled with its kind: one sequential model call instead of two.
 """
 
 from __future__ import annotations
@@ -44,6 +46,9 @@ def merge(run: RunContext, plan: StepPlan, current: Current, reflected: ReflectR
 
         ctx, fail_ctx, succ_ctx = context(), context(), context()  # one per tree: notes in a fixed order
         patches = list(reflected.patches)
+        flat = flat_inputs(run, patches)
+        if flat:
+            return MergeResult(merged=run.policy.merge(ctx, flat, "final"), notes=tuple(ctx.notes))
         with ThreadPoolExecutor(max_workers=2) as pool:  # the two trees do not depend on each other
             fail_job = pool.submit(merge_tree, run, fail_ctx, [p for p in patches if p.source_type == "failure"], "failure")
             succ_job = pool.submit(merge_tree, run, succ_ctx, [p for p in patches if p.source_type == "success"], "success")
@@ -59,3 +64,17 @@ def merge(run: RunContext, plan: StepPlan, current: Current, reflected: ReflectR
         return MergeResult(merged=merged, notes=tuple(ctx.notes))
 
     return resumable((at or run.step_dir(plan)) / STAGE / "result.json", MergeResult, key, compute)
+
+
+def flat_inputs(run: RunContext, patches: list[Patch]) -> list[Patch]:
+    """The patches to merge in one call (failure ones first), or [] when the trees do it:
+    ``flat_merge`` off, more patches than one merge takes, one kind only, or nothing for
+    a tree to merge (one patch of each kind: the trees' final merge is the only call)."""
+    usable = [p for p in patches if p.size or p.appendix_notes]
+    fail = [p for p in usable if p.source_type == "failure"]
+    succ = [p for p in usable if p.source_type == "success"]
+    if not run.cfg.gradient.flat_merge or len(usable) > run.cfg.gradient.merge_batch_size:
+        return []
+    if not any(p.size for p in fail) or not any(p.size for p in succ) or (len(fail) <= 1 and len(succ) <= 1):
+        return []
+    return [*fail, *succ]
