@@ -294,9 +294,9 @@ def test_an_edit_naming_a_path_past_the_limit_is_reported_invalid_and_the_run_fi
     from skillopt.records import Edit
     from skillopt.skillfolder.edits import apply_folder_edits
 
-    folder = load_folder(write_toy_folder(tmp_path / "toy-skill")).text()
+    folder = load_folder(write_toy_folder(tmp_path / "toy-skill"))
     new, (result,) = apply_folder_edits(folder, [Edit(op="append", content="- RULE-double", target_file=LONG_REFERENCE)])
-    assert new == folder and result.status == "invalid" and "is 270 characters" in result.detail and "at most 200" in result.detail
+    assert new == folder.text() and result.status == "invalid" and "is 270 characters" in result.detail and "at most 200" in result.detail
 
     out = tmp_path / "run"
     summary = make_trainer(out, optimizer_script=long_name_optimizer(), num_epochs=1,

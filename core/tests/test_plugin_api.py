@@ -59,17 +59,25 @@ class TinyLocal(Backend):
         return Completion(text="x", usage=Usage(prompt_tokens=1), model="tiny")
 
 
+class RemoteLike(TinyLocal):
+    """Stands in for a hosted model (declares no small-model capability)."""
+
+    name = "remote-like"
+    small_model = False
+
+
 def test_the_small_preset_follows_the_backends_declared_capability_not_its_name(run_cli, toy_registered):
     class Plugin:
         @hookimpl
         def skillopt_register_backends(self, register):
             register(TinyLocal)
+            register(RemoteLike)
 
     register(Plugin(), "tiny")
     toy_registered.presets = {"small": {"train": {"batch_size": 3}}, "full": {}}
     try:
         small = json.loads(run_cli("config", "show", "--env", "toy", "--backend", "tiny-local", "--json").stdout)
-        full = json.loads(run_cli("config", "show", "--env", "toy", "--backend", "scripted", "--set", "model.target.backend=openai-ish",
+        full = json.loads(run_cli("config", "show", "--env", "toy", "--backend", "scripted", "--set", "model.target.backend=remote-like",
                                   "--json").stdout)
     finally:
         toy_registered.presets = {}

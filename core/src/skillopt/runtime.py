@@ -33,6 +33,7 @@ RESET = (
 KEPT = {
     "skillopt.redact:_known": "a credential seen once stays masked for the life of the process",
     "skillopt.serde:_CONVERTERS": "the cattrs converters: built from the record classes alone",
+    "skillopt.serde:_UNSTRUCTURED": "record classes whose cattrs hooks exist: the converters' own state, kept with them",
     "skillopt.serde:field_types": "resolved annotations of a class: the code's, the same in a fresh process",
     "skillopt.fielddocs:field_docs": "the #: comments of a class's source: the code's, the same in a fresh process",
 }

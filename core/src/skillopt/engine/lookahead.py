@@ -212,13 +212,22 @@ class AheadOfTurn:
         if plan.step == run.data.total_steps:
             self.ahead.urgent_all()  # the last step: whatever runs beside is needed now (its final evaluation)
         found = self.ahead.join(f"attribution {plan.step}")
-        if found is None:  # failed beside: redo it here, where a failure stops the run as it always did
+        stop = None
+        if found is None:  # failed beside: redo it here
+            from skillopt.engine.trainer import stop_of
+
             started = time.monotonic()
-            found = (attribute(run.in_lane(f"step {plan.step}"), plan, deferred.current, outcome.candidate, outcome.apply),
-                     round(time.monotonic() - started, 3))
+            try:
+                found = (attribute(run.in_lane(f"step {plan.step}"), plan, deferred.current, outcome.candidate, outcome.apply),
+                         round(time.monotonic() - started, 3))
+            except Exception as exc:  # noqa: BLE001 - a stop (anything else is re-raised by stop_of)
+                # attribution only reports: the gate validated the step, so it is kept, then the run stops
+                stop, found = stop_of(exc), (None, round(time.monotonic() - started, 3))
         attributed, seconds = found
         outcome = attrs.evolve(outcome, attribution=attributed, timing={**outcome.timing, "attribution_s": seconds})
         self.commit_step(run, plan, deferred.before, outcome, parent=deferred.before)
+        if stop is not None:
+            raise StopRun(stop)
 
 
 def attribution_due(run: RunContext, outcome) -> bool:
