@@ -3,9 +3,13 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
+
+if TYPE_CHECKING:
+    from skillopt.records import StepRecord
+    from skillopt.results import RunSummary
 
 
 @attrs.frozen(kw_only=True)
@@ -94,8 +98,9 @@ class Observers:
     def run_started(self, run: RunInfo) -> None:
         self._call("skillopt_run_started", run=run)
 
-    def step_finished(self, run: RunInfo, step) -> None:
+    def step_finished(self, run: RunInfo, step: StepRecord) -> None:
         self._call("skillopt_step_finished", run=run, step=step)
 
-    def run_finished(self, run: RunInfo, summary: dict) -> None:
+    def run_finished(self, run: RunInfo, summary: RunSummary | dict[str, Any]) -> None:
+        """``summary``: a training run's :class:`RunSummary`; an evaluation's ``eval_summary.json`` dict."""
         self._call("skillopt_run_finished", run=run, summary=summary)

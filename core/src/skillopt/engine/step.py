@@ -10,7 +10,7 @@ finished. The step decides nothing about the run state: it returns a
 from __future__ import annotations
 
 import time
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -81,7 +81,7 @@ def run_step(run: RunContext, plan: StepPlan, current: Current) -> StepOutcome:
     say(f"{head}: reflect")
     reflected = reflect(run, plan, current, rolled)
     lap("reflect")
-    base = {"rollout": rolled, "reflect": reflected, "timing": timing}
+    base: dict[str, Any] = {"rollout": rolled, "reflect": reflected, "timing": timing}
     if not reflected.patches:
         answered = reflected.minibatches - len(reflected.missing)
         action = StepAction.SKIP_REFLECT_FAILED if answered and len(reflected.failures) == answered else StepAction.SKIP_NO_PATCHES

@@ -78,7 +78,7 @@ def filled(cur: Evaluation, cand: Evaluation, excluded: dict[str, str], *, best:
 
 
 def decide(run: RunContext, cur: Evaluation, cand: Evaluation, look: Look, sequential: bool) -> Verdict:
-    verdict = run.gate.decide(cur, cand, look) if sequential else run.gate.decide(cur, cand)
+    verdict = run.gate.decide(cur, cand, look) if sequential else run.gate.decide(cur, cand)  # type: ignore[call-arg]  # a sequential gate's decide takes the look (see Gate.decide)
     if verdict.action is GateAction.MORE and look.last:
         verdict = attrs.evolve(verdict, action=GateAction.REJECT, accepted=False)
     return verdict
@@ -190,7 +190,7 @@ def race(run: RunContext, folder: Path, current: Current, candidate: str, label:
         if excluded or cur_p.n < len(items):
             return None  # missing answers: the full pass decides (and retries them)
         look = Look(index=index, repeats=repeats, last=False, fraction=len(items) / n, race_rounds=len(rounds) + 1)
-        verdict = run.gate.decide(cur_p, cand_p, look)
+        verdict = run.gate.decide(cur_p, cand_p, look)  # type: ignore[call-arg]  # a sequential gate's decide takes the look (see Gate.decide)
         if verdict.action is GateAction.MORE:
             continue
         verdict = attrs.evolve(verdict, repeats=repeats, looks=index, details={**verdict.details, "raced_items": len(items)})

@@ -173,7 +173,7 @@ def evaluate_round(run: RunContext, folder: Path, candidates, live: list[int], i
 def futile(run: RunContext, against_current: tuple, look: Look) -> bool:
     """The gate would reject this candidate against the current skill on this round's items."""
     cur_p, cand_p, _ = against_current
-    return bool(cur_p.n) and run.gate.decide(cur_p, cand_p, look).action is GateAction.REJECT
+    return bool(cur_p.n) and run.gate.decide(cur_p, cand_p, look).action is GateAction.REJECT  # type: ignore[call-arg]  # a sequential gate's decide takes the look (see Gate.decide)
 
 
 def knocked_out(run: RunContext, mine: Evaluation, leader: Evaluation, against_current: tuple, look: Look,
@@ -183,10 +183,10 @@ def knocked_out(run: RunContext, mine: Evaluation, leader: Evaluation, against_c
     before the last round, the gate would reject it against the current skill."""
     mine_p, leader_p, _ = pair(mine, leader)
     if mine_p.n:
-        verdict = run.gate.decide(mine_p, leader_p, look) if sequential else run.gate.decide(mine_p, leader_p)
+        verdict = run.gate.decide(mine_p, leader_p, look) if sequential else run.gate.decide(mine_p, leader_p)  # type: ignore[call-arg]  # a sequential gate's decide takes the look (see Gate.decide)
         if verdict.accepted:
             return f"beaten by p{leader_number} on {verdict.n_items} items ({verdict.reason})"
     cur_p, cand_p, _ = against_current
     if sequential and not look.last and futile(run, against_current, look):
-        return f"behind the current skill on {cur_p.n} items ({run.gate.decide(cur_p, cand_p, look).reason})"
+        return f"behind the current skill on {cur_p.n} items ({run.gate.decide(cur_p, cand_p, look).reason})"  # type: ignore[call-arg]  # a sequential gate's decide takes the look (see Gate.decide)
     return ""
