@@ -113,8 +113,10 @@ def _class(name: str, cls: type) -> list[str]:
         lines += [f"| `{n}` | {d} |" for n, d in attrs_rows]
         lines.append("")
     methods = []
+    # a Protocol's __init__ is typing's placeholder; a callable protocol is described by its __call__
+    dunder = "__call__" if getattr(cls, "_is_protocol", False) else "__init__"
     for mname, member in vars(cls).items():
-        if mname.startswith("_") and mname != "__init__":
+        if mname.startswith("_") and mname != dunder:
             continue
         func = member.__func__ if isinstance(member, (classmethod, staticmethod)) else member
         if not inspect.isfunction(func):
