@@ -55,7 +55,7 @@ def _type(tp: Any) -> str:
     return text.replace("NoneType", "None").replace("|", "or")
 
 
-def _default(field: attrs.Attribute) -> str:
+def _default(field: attrs.Attribute[Any]) -> str:
     default = field.default
     if default is attrs.NOTHING:
         return "required"

@@ -103,9 +103,9 @@ class Env(abc.ABC):
     #: ``env:`` keys of microsoft/SkillOpt's YAML configs that this env reads under another
     #: name (the value), does without (None), or does without at these values only (a
     #: tuple; another value is refused by name); see ``docs/upstream-configs.md``
-    upstream_keys: ClassVar[dict[str, str | tuple | None]] = {}
+    upstream_keys: ClassVar[dict[str, str | tuple[Any, ...] | None]] = {}
 
-    def __init__(self, config: EnvConfig | None = None):
+    def __init__(self, config: EnvConfig | None = None) -> None:
         """``config``: the ``[env]`` section (an instance of ``Config``); None = its defaults."""
         self.config = config if config is not None else self.Config()
         self._tasks: dict[str, list[Task]] = {}

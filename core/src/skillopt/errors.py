@@ -31,7 +31,7 @@ class BackendError(SkillOptError):
 
     retryable = False
 
-    def __init__(self, message: str, *, backend: str = "", status: int | None = None):
+    def __init__(self, message: str, *, backend: str = "", status: int | None = None) -> None:
         super().__init__(message)
         self.backend = backend
         self.status = status
@@ -57,7 +57,7 @@ class RateLimitError(BackendError):
 
     retryable = True
 
-    def __init__(self, message: str, *, retry_after: float | None = None, **kw):
+    def __init__(self, message: str, *, retry_after: float | None = None, **kw) -> None:
         super().__init__(message, **kw)
         self.retry_after = retry_after
 

@@ -130,7 +130,7 @@ def is_disabled(ep: EntryPointInfo) -> bool:
 class PluginHost:
     """A pluggy manager plus the bookkeeping pluggy does not do for us."""
 
-    def __init__(self, *, warn=None):
+    def __init__(self, *, warn=None) -> None:
         self.pm = pluggy.PluginManager("skillopt")
         self.pm.add_hookspecs(hookspecs)
         self.providers: dict[str, EntryPointInfo | None] = {}

@@ -47,7 +47,7 @@ class Component:
 
 
 class Registry:
-    def __init__(self, host: PluginHost):
+    def __init__(self, host: PluginHost) -> None:
         self.host = host
         self._components: dict[str, dict[str, Component]] = {kind: {} for kind in HOOKS}
         self._collected: set[tuple[str, str]] = set()

@@ -33,7 +33,7 @@ def request_key(identity: dict[str, Any], request: CompletionRequest) -> str:
 class CallCache:
     """A thread-safe SQLite store of ``key -> Completion``; one connection per thread."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:

@@ -99,7 +99,7 @@ class ModelClient:
         cancel: threading.Event | None = None,
         sleep: Callable[[float], None] | None = None,
         seed: int = 0,
-    ):
+    ) -> None:
         self.backend = backend
         self.role = role
         self.ledger = ledger or Ledger()
@@ -293,7 +293,7 @@ class StageClient:
     requests. Everything else is the underlying client's.
     """
 
-    def __init__(self, client: ModelClient, label: str):
+    def __init__(self, client: ModelClient, label: str) -> None:
         self.client = client
         self.label = label
 

@@ -22,7 +22,7 @@ def _root_group() -> type[TyperGroup]:
     from skillopt.cli.argv import UpstreamArgvGroup
 
     class RootGroup(UpstreamArgvGroup):
-        def __init__(self, *args, **kwargs):
+        def __init__(self, *args, **kwargs) -> None:
             super().__init__(*args, **kwargs)
             from skillopt.richtext import escape_help
 

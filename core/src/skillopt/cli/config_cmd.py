@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import typer
 
 from skillopt.cli.options import (
@@ -68,7 +70,7 @@ def keys(as_json: JsonOpt = False) -> None:
     Console().print(table)
 
 
-def to_toml(data: dict, prefix: str = "") -> str:
+def to_toml(data: dict[str, Any], prefix: str = "") -> str:
     """A TOML rendering of config data that ``--config`` can read back (None = commented out)."""
     import json
 

@@ -16,7 +16,7 @@ from typing import Any
 import typer
 
 
-def top_names(commands: list, groups: list) -> set[str]:
+def top_names(commands: list[Any], groups: list[Any]) -> set[str]:
     """The top-level command names these typer registrations give, named as typer names
     them (without building the click commands: ``skillopt --help`` stays fast); a group
     added without a name contributes its own commands."""
@@ -44,7 +44,7 @@ def register_plugin_commands(root: typer.Typer, host) -> None:
     from skillopt.report import warn
 
     builtin = top_names(root.registered_commands, root.registered_groups)
-    added: list[tuple[str, list, list, set[str]]] = []
+    added: list[tuple[str, list[Any], list[Any], set[str]]] = []
     for impl in reversed(host.pm.hook.skillopt_register_commands.get_hookimpls()):  # registration order
         before = (len(root.registered_commands), len(root.registered_groups))
         try:

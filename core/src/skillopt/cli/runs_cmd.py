@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -74,7 +74,7 @@ def runs(ctx: typer.Context, runs_dir: RunsDirOpt = None, as_json: JsonOpt = Fal
         console.print(literal(f"  {env}  {status}  steps {steps}  val {val}  test {test}  {cost}"))
 
 
-def _listing_cells(r: dict) -> list[str]:
+def _listing_cells(r: dict[str, Any]) -> list[str]:
     steps = f"{r['steps_done'] or 0}" + (f"/{r['steps_planned']}" if r["steps_planned"] else "")
     cost = "–" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}"
     return [r["id"], r["env"], r["status"], steps, f"{_num(r['baseline_val'])} → {_num(r['best_val'])}",
@@ -121,7 +121,7 @@ def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> 
     _show_frontier(console, data.get("frontier"))
 
 
-def _show_frontier(console, found: dict | None) -> None:
+def _show_frontier(console, found: dict[str, Any] | None) -> None:
     """The kept skills and their objectives; the final pick and on which items it was made."""
     from rich.table import Table
 
@@ -145,7 +145,7 @@ def _show_frontier(console, found: dict | None) -> None:
     console.print(table)
 
 
-def _show_warnings(console, overview: dict) -> None:
+def _show_warnings(console, overview: dict[str, Any]) -> None:
     """The run's damaged files, as its dashboard page says them."""
     from rich.markup import escape
 
@@ -153,7 +153,7 @@ def _show_warnings(console, overview: dict) -> None:
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
 
 
-def _show_cached(console, history: list[dict]) -> None:
+def _show_cached(console, history: list[dict[str, Any]]) -> None:
     """Steps the call cache answered (their tokens and cost read 0: nothing was paid)."""
     cached = [s for s in history if s.get("cached_calls")]
     if not cached:
@@ -163,7 +163,7 @@ def _show_cached(console, history: list[dict]) -> None:
     console.print("* answered from the call cache, saved: " + "; ".join(parts), soft_wrap=True)
 
 
-def _show_attribution(console, path: Path, history: list[dict]) -> None:
+def _show_attribution(console, path: Path, history: list[dict[str, Any]]) -> None:
     """Accepted steps: which edit changed which val items (``attribution.json``)."""
     from skillopt.blame import step_attribution
 

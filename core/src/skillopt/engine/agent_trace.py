@@ -21,7 +21,7 @@ from skillopt.records import CompletionRequest, Rollout, Turn
 class TraceRecorder:
     """The target's client, remembering the agent steps of each reply."""
 
-    def __init__(self, model: Any):
+    def __init__(self, model: Any) -> None:
         self.model = model
         self.traces: list[tuple[str, tuple[Turn, ...]]] = []
 

@@ -10,6 +10,8 @@ gate that asks for more repeats adds only the new ones, and items that were miss
 
 from __future__ import annotations
 
+from typing import Any
+
 import hashlib
 import threading
 from collections import defaultdict
@@ -28,13 +30,13 @@ def items_fingerprint(tasks: list[Task]) -> str:
 class ScoreBook:
     """``score_book.json``: where each (split, skill, item set) evaluation lives."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._data: dict[str, dict] = self._load(path)
+        self._data: dict[str, dict[str, Any]] = self._load(path)
 
     @staticmethod
-    def _load(path: Path) -> dict[str, dict]:
+    def _load(path: Path) -> dict[str, dict[str, Any]]:
         """The saved book; a damaged one is moved aside and started afresh, which costs
         nothing: each evaluation folder's log still holds its finished items."""
         try:
@@ -103,7 +105,7 @@ def breakdown(rollouts: list[Rollout]) -> dict[str, dict[str, float]]:
 
 
 class Evaluator:
-    def __init__(self, runner, book: ScoreBook, *, seed: int):
+    def __init__(self, runner, book: ScoreBook, *, seed: int) -> None:
         self.runner = runner
         self.book = book
         self.seed = seed

@@ -112,7 +112,7 @@ class RunLock:
 
     NAME = "run.lock"
 
-    def __init__(self, root: Path, command: str = "skillopt run"):
+    def __init__(self, root: Path, command: str = "skillopt run") -> None:
         self.path = Path(root) / self.NAME
         self.command = command
         self._fd: int | None = None

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import os
 
 from skillopt.backends import Backend, BackendSettings
@@ -56,7 +58,7 @@ def role_settings(cfg: RunConfig, role: str, name: str, backend_cls: type[Backen
     )
 
 
-def _from_environment(merged: dict, rc, m, role: str, backend_cls: type[Backend]) -> None:
+def _from_environment(merged: dict[str, Any], rc, m, role: str, backend_cls: type[Backend]) -> None:
     """The backend's variable family fills what the config leaves unset (precedence:
     :mod:`skillopt.config.environ`)."""
     from skillopt.config.environ import fill_role
@@ -133,7 +135,7 @@ def build_backend(cfg: RunConfig, role: str) -> tuple[Backend, str]:
     return comp.obj(role_settings(cfg, role, comp.name, comp.obj)), reason
 
 
-def client_options(cfg: RunConfig, role: str, backend: Backend) -> dict:
+def client_options(cfg: RunConfig, role: str, backend: Backend) -> dict[str, Any]:
     """The :class:`ModelClient` settings of a role, besides its ledger and cache."""
     return {
         "cache_mode": cfg.model.cache,

@@ -40,7 +40,7 @@ class Observers:
     ``enabled_by_environment()`` finds that tool's own variable set (``MLFLOW_TRACKING_URI``):
     installing the tools for tests or for another project never logs a run anywhere."""
 
-    def __init__(self, host=None, warn=None, settings: dict[str, Any] | None = None, off: frozenset[str] = frozenset()):
+    def __init__(self, host=None, warn=None, settings: dict[str, Any] | None = None, off: frozenset[str] = frozenset()) -> None:
         self.host = host
         self.warn = warn
         #: plugin name (``skillopt.observers:NAME``) -> that observer's typed settings

@@ -28,7 +28,7 @@ class RichReporter(NullReporter):
     #: seconds without an update after which a batch's bar gives way to a new batch
     QUIET_S = 2.0
 
-    def __init__(self, ledger=None):
+    def __init__(self, ledger=None) -> None:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

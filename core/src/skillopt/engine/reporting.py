@@ -218,6 +218,6 @@ def append_lr_decision(rundir: RunDir, step: int, decision: dict[str, Any]) -> N
     write_json(path, [*rows, {"step": step, **decision}])
 
 
-def step_entries(history: list[dict]) -> list[dict]:
+def step_entries(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The step records of a ``history.json`` (config-change events left out)."""
     return [h for h in history if h.get("kind", "step") == "step"]

@@ -78,7 +78,7 @@ def resumable(
 class ItemLog:
     """Append-only ``results.jsonl`` of finished items, keyed by item and input hash."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path) -> None:
         self.path = Path(path)
 
     def finished(self, key: str, cls: type[T], field: str) -> dict[str, T]:

@@ -56,7 +56,7 @@ class SystemicFailure(SkillOptError):
     """Every call of a stage failed for provider reasons: the run stops (resumable)
     instead of scoring the outage. ``role`` names the model that failed."""
 
-    def __init__(self, message: str, *, role: str = "target"):
+    def __init__(self, message: str, *, role: str = "target") -> None:
         super().__init__(message)
         self.role = role
 
@@ -87,7 +87,7 @@ class RolloutRunner:
         self, env: Env, client, *, workers: int, timeout_s: float, deadline_s: float | None = None,
         cancel: threading.Event | None = None, reporter=None, heal_rounds: int = 1, heal_pause_s: float = 2.0,
         executor: Executor | None = None, config=None,
-    ):
+    ) -> None:
         """``executor``: where items run (started here; its owner closes it), by default
         threads of this process; ``config``: the run's config, which a remote executor
         rebuilds the env and the models from."""
@@ -107,7 +107,7 @@ class RolloutRunner:
         #: ``workers`` is the runner's budget, shared by evaluations that run side by side
         #: (a final evaluation's val and test), so together they never exceed it
         self._slots = threading.Semaphore(self.workers)
-        self._waiting: set[queue.Queue] = set()
+        self._waiting: set[queue.Queue[Any]] = set()
         self._waiting_lock = threading.Lock()
         self.executor = executor if executor is not None else ThreadExecutor()
         self.executor.start(ExecutorJob(env=env, config=config, cancel=self.cancel))
@@ -232,11 +232,11 @@ class _Batch:
     """One ``run`` call's items in flight: submitted to the executor while the runner has a
     free slot, collected as they finish, abandoned past their deadline."""
 
-    def __init__(self, runner: RolloutRunner, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model):
+    def __init__(self, runner: RolloutRunner, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model) -> None:
         self.runner, self.skill, self.h, self.out_dir, self.log = runner, skill, h, out_dir, log
         self.training, self.seed, self.results, self.label, self.total, self.model = training, seed, results, label, total, model
         self.role, self.stage = model_route(model)
-        self.done_q: queue.Queue = queue.Queue()
+        self.done_q: queue.Queue[Any] = queue.Queue()
         self.pending = list(jobs)
         self.running: dict[str, float] = {}
         self.items: dict[str, WorkItem] = {}

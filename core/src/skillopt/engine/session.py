@@ -97,7 +97,7 @@ def default_out_dir(cfg: RunConfig) -> Path:
     return paths.data_dir() / "runs" / f"{cfg.env.name}-{stamp}"
 
 
-def pipeline_note(clients: dict, env: str) -> str:
+def pipeline_note(clients: dict[str, Any], env: str) -> str:
     """The line a run on a model too small to learn starts and ends with ('' otherwise):
     the target's note, which names the command that trains with a real model."""
     from rich.markup import escape
@@ -171,7 +171,7 @@ class Session:
         if problem:
             self._say(f"[yellow]warning:[/yellow] {escape(problem)}", one_line=True)
 
-    def _guard_resume(self, rundir: RunDir, data: dict, force: bool) -> tuple[str, tuple[str, ...]]:
+    def _guard_resume(self, rundir: RunDir, data: dict[str, Any], force: bool) -> tuple[str, tuple[str, ...]]:
         """The config's fingerprint, and what changed when resuming with ``--force-config``."""
         fingerprint = config_fingerprint(data)
         old = read_json(rundir.config, expect=dict)
@@ -201,7 +201,7 @@ class Session:
         finally:
             lock.release()
 
-    def _train_locked(self, cfg: RunConfig, rundir: RunDir, data: dict, lock, force_config: bool):
+    def _train_locked(self, cfg: RunConfig, rundir: RunDir, data: dict[str, Any], lock, force_config: bool):
         from skillopt.engine.observers import Observers
         from skillopt.engine.progress import RichReporter
         from skillopt.engine import saved_run
@@ -242,7 +242,7 @@ class Session:
             self._say(self.note, one_line=True)
         return summary
 
-    def evaluate(self, skill: str, *, split: str, repeats: int = 1, skill_path: str = "") -> dict:
+    def evaluate(self, skill: str, *, split: str, repeats: int = 1, skill_path: str = "") -> dict[str, Any]:
         from skillopt.envs import canonical_split
         from skillopt.engine.evaluation import Evaluator, ScoreBook, breakdown
         from skillopt.engine.progress import RichReporter

@@ -4,6 +4,8 @@ what the trainer hands them; the trainer writes the files."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import re
 import time
 
@@ -34,7 +36,7 @@ def outage_advice(reason: str, role: str) -> str:
     return f"the {role} provider did not answer: check {setting}, then re-run the same command to resume"
 
 
-def optimizer_advice(history: list[dict]) -> str:
+def optimizer_advice(history: list[dict[str, Any]]) -> str:
     reasons = [r for h in history for r in h.get("reflect_failure_reasons", [])]
     if any("model.optimizer.max_tokens" in r for r in reasons):
         return "every analyst reply was cut at its token cap: raise model.optimizer.max_tokens"
@@ -52,7 +54,7 @@ class Stop:
     role: str = ""
 
 
-def classify(cfg, state, totals: LedgerTotals, stopped: Stop | None, history: list[dict]) -> tuple[RunStatus, str, str]:
+def classify(cfg, state, totals: LedgerTotals, stopped: Stop | None, history: list[dict[str, Any]]) -> tuple[RunStatus, str, str]:
     """(status, reason, advice) of the run as it ends."""
     if stopped is not None:
         status, reason = stopped.status, stopped.reason
@@ -73,9 +75,9 @@ def classify(cfg, state, totals: LedgerTotals, stopped: Stop | None, history: li
     return RunStatus.FINISHED, "", ""
 
 
-def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, data: RunData, state, history: list[dict],
+def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, data: RunData, state, history: list[dict[str, Any]],
                   final: FinalEvalResult | None, totals: LedgerTotals, ending: tuple[RunStatus, str, str],
-                  config_data: dict, picked=None) -> RunSummary:
+                  config_data: dict[str, Any], picked=None) -> RunSummary:
     """The ``summary.json`` record of a run as it ends."""
     status, reason, advice = ending
     st = state
@@ -125,12 +127,12 @@ def pick_words(pick: FinalPick) -> str:
     return f"picked among {pick.finalists} kept skills on {where} by '{pick.rule}': {pick.reason}"
 
 
-def _last(history: list[dict], key: str, default: float) -> float:
+def _last(history: list[dict[str, Any]], key: str, default: float) -> float:
     values = [h.get(key) for h in history if h.get(key) is not None]
     return float(values[-1]) if values else float(default)
 
 
-def _per_step(history: list[dict], key: str) -> float:
+def _per_step(history: list[dict[str, Any]], key: str) -> float:
     values = [h.get(key, 0) for h in history]
     return round(sum(values) / len(values), 1) if values else 0.0
 

@@ -9,6 +9,8 @@ resumed run ends exactly where an uninterrupted one would.
 
 from __future__ import annotations
 
+from typing import Any
+
 import time
 from pathlib import Path
 
@@ -63,9 +65,9 @@ def rollout_deadline(cfg: RunConfig, target) -> float:
 class Trainer:
     def __init__(
         self, *, cfg: RunConfig, env: Env, target, optimizer, policy: EditPolicy, gate: Gate, out_dir: Path,
-        ledger: Ledger | None = None, reporter=None, observers: Observers | None = None, config_data: dict | None = None,
+        ledger: Ledger | None = None, reporter=None, observers: Observers | None = None, config_data: dict[str, Any] | None = None,
         executor=None,
-    ):
+    ) -> None:
         """``executor``: where rollouts run (its owner closes it; None = threads of this process)."""
         self.cfg, self.env, self.policy, self.gate = cfg, env, policy, gate
         self.target, self.optimizer = target, optimizer

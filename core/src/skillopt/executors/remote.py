@@ -121,7 +121,7 @@ def _version(dist: str) -> str:
 class _LedgerLink:
     """The ledger a worker's client books into: the driver's, through the link."""
 
-    def __init__(self, link: Link, ticket: int):
+    def __init__(self, link: Link, ticket: int) -> None:
         self.link, self.ticket = link, ticket
 
     def record(self, *, role: str, stage: str, usage, cost_usd, cached: bool, truncated: bool = False) -> None:
@@ -137,13 +137,13 @@ class _LedgerLink:
 class _CacheLink:
     """The call cache a worker's client reads and fills: the driver's, through the link."""
 
-    def __init__(self, link: Link, ticket: int):
+    def __init__(self, link: Link, ticket: int) -> None:
         self.link, self.ticket = link, ticket
 
     def get(self, key: str):
         return self.link.call("cache_get", self.ticket, key)
 
-    def put(self, key: str, identity: dict, request, completion) -> None:
+    def put(self, key: str, identity: dict[str, Any], request, completion) -> None:
         self.link.call("cache_put", self.ticket, key, identity, request, completion)
 
     def close(self) -> None:
@@ -156,7 +156,7 @@ class WorkerClient(ModelClient):
     limited number of calls at once (the embedded model: one) is limited here, per worker,
     since each worker has its own copy."""
 
-    def __init__(self, backend, *, link: Link, ticket: int, local_limit, **options):
+    def __init__(self, backend, *, link: Link, ticket: int, local_limit, **options) -> None:
         cache_mode = options.get("cache_mode", "read-write")
         options.pop("max_in_flight", None)
         super().__init__(backend, ledger=_LedgerLink(link, ticket), cache=_CacheLink(link, ticket) if cache_mode != "off" else None,
@@ -182,10 +182,10 @@ class WorkerRuntime:
     what the run needs (a distribution missing or of another version, a key variable
     unset): the run stops with that line instead of failing item after item."""
 
-    def __init__(self, spec: WorkerSpec, link: Link, *, where: str = "worker"):
+    def __init__(self, spec: WorkerSpec, link: Link, *, where: str = "worker") -> None:
         self.spec, self.link, self.where = spec, link, where
         self._lock = threading.Lock()
-        self._backends: dict[str, tuple[Any, dict, Any]] = {}
+        self._backends: dict[str, tuple[Any, dict[str, Any], Any]] = {}
         self._cancels: dict[int, threading.Event] = {}
         try:
             self._check_versions()
@@ -225,7 +225,7 @@ class WorkerRuntime:
         env_cls = get("envs", self.spec.env).obj
         return env_cls(from_data(self.spec.config.get("env") or {}, env_cls.Config))
 
-    def _backend(self, role: str) -> tuple[Any, dict, Any]:
+    def _backend(self, role: str) -> tuple[Any, dict[str, Any], Any]:
         """(backend, client options, per-worker concurrency limit) of a role, built once."""
         from skillopt.engine.models import build_backend, client_options
 
@@ -295,11 +295,11 @@ class CallHost:
     #: operations that may wait (an in-flight slot): the transport runs them off its receiving thread
     BLOCKING = frozenset({"reserve"})
 
-    def __init__(self, config=None):
+    def __init__(self, config=None) -> None:
         self.config = config
         self._lock = threading.Lock()
         self._routes: dict[int, ModelClient] = {}
-        self._held: dict[int, list] = {}
+        self._held: dict[int, list[Any]] = {}
         self._closed = threading.Event()
 
     def route(self, ticket: int, model) -> None:

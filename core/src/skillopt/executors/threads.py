@@ -25,5 +25,5 @@ class ThreadExecutor(Executor):
 
 
 @hookimpl
-def skillopt_register_executors(register):
+def skillopt_register_executors(register) -> None:
     register(ThreadExecutor)

@@ -139,7 +139,7 @@ class Gate(abc.ABC):
     #: typed ``[gates.NAME]`` keys of this gate (an attrs class), read as ``self.settings``
     Config: ClassVar[type | None] = None
 
-    def __init__(self, config: EvaluationConfig, settings=None):
+    def __init__(self, config: EvaluationConfig, settings=None) -> None:
         """``config``: the ``[evaluation]`` section; ``settings``: ``[gates.NAME]`` (None = ``Config()``)."""
         self.config = config
         self.settings = settings if settings is not None else (self.Config() if self.Config is not None else None)

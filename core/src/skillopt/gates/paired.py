@@ -195,5 +195,5 @@ class PairedGate(Gate):
 
 
 @hookimpl
-def skillopt_register_gates(register):
+def skillopt_register_gates(register) -> None:
     register(PairedGate)

@@ -32,5 +32,5 @@ class StrictGate(Gate):
 
 
 @hookimpl
-def skillopt_register_gates(register):
+def skillopt_register_gates(register) -> None:
     register(StrictGate)

@@ -58,5 +58,5 @@ class FullRewritePolicy(EditPolicy):
 
 
 @hookimpl
-def skillopt_register_edit_policies(register):
+def skillopt_register_edit_policies(register) -> None:
     register(FullRewritePolicy, aliases=("full_rewrite", "full_rewrite_minibatch"))

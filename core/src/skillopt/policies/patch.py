@@ -167,5 +167,5 @@ class PatchPolicy(EditPolicy):
 
 
 @hookimpl
-def skillopt_register_edit_policies(register):
+def skillopt_register_edit_policies(register) -> None:
     register(PatchPolicy, aliases=("edits",))

@@ -110,5 +110,5 @@ class RewritePolicy(EditPolicy):
 
 
 @hookimpl
-def skillopt_register_edit_policies(register):
+def skillopt_register_edit_policies(register) -> None:
     register(RewritePolicy, aliases=("rewrite_from_suggestions", "suggestions"))

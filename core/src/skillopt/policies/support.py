@@ -7,6 +7,8 @@ item's support is recounted from the proposals it resembles.
 
 from __future__ import annotations
 
+from typing import Any
+
 import re
 
 import attrs
@@ -61,7 +63,7 @@ def dedupe_suggestions(items: list[Suggestion]) -> list[Suggestion]:
     return kept
 
 
-def recount(merged: list, inputs: list, text_of) -> list:
+def recount(merged: list[Any], inputs: list[Any], text_of) -> list[Any]:
     """Set each merged item's support to the total support of inputs that resemble it."""
     out = []
     for item in merged:

@@ -27,7 +27,7 @@ def installs_skill_files(model: Any) -> bool:
 class SkillFilesClient:
     """The target's client with a folder skill's files attached to every request."""
 
-    def __init__(self, model: Any, files: tuple[SkillFile, ...]):
+    def __init__(self, model: Any, files: tuple[SkillFile, ...]) -> None:
         self.model, self.files = model, files
 
     def complete(self, request: CompletionRequest):

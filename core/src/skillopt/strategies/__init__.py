@@ -61,7 +61,7 @@ class Strategy(abc.ABC):
     #: keeps one skill (the engine then needs no per-item scores of pool members)
     single: ClassVar[bool] = False
 
-    def __init__(self, settings=None):
+    def __init__(self, settings=None) -> None:
         """``settings``: the ``[search]`` section (:class:`~skillopt.config.schema.SearchConfig`)."""
         from skillopt.config.schema import SearchConfig
 
@@ -100,7 +100,7 @@ class Sampler(abc.ABC):
     #: one line for ``skillopt plugins``
     summary: ClassVar[str] = ""
 
-    def __init__(self, settings=None):
+    def __init__(self, settings=None) -> None:
         """``settings``: the ``[search]`` section (:class:`~skillopt.config.schema.SearchConfig`)."""
         from skillopt.config.schema import SearchConfig
 

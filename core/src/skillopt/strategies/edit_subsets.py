@@ -72,5 +72,5 @@ class EditSubsets(Sampler):
 
 
 @hookimpl
-def skillopt_register_strategies(register):
+def skillopt_register_strategies(register) -> None:
     register(EditSubsets)

@@ -78,5 +78,5 @@ class ObjectiveFrontier(Strategy):
 
 
 @hookimpl
-def skillopt_register_strategies(register):
+def skillopt_register_strategies(register) -> None:
     register(ObjectiveFrontier)

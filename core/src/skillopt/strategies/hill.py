@@ -21,5 +21,5 @@ class HillClimb(Strategy):
 
 
 @hookimpl
-def skillopt_register_strategies(register):
+def skillopt_register_strategies(register) -> None:
     register(HillClimb)

@@ -26,5 +26,5 @@ class Minibatches(Sampler):
 
 
 @hookimpl
-def skillopt_register_strategies(register):
+def skillopt_register_strategies(register) -> None:
     register(Minibatches)

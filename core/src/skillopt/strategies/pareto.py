@@ -87,5 +87,5 @@ class ParetoPool(Strategy):
 
 
 @hookimpl
-def skillopt_register_strategies(register):
+def skillopt_register_strategies(register) -> None:
     register(ParetoPool)

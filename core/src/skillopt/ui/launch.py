@@ -39,7 +39,7 @@ LOGS = ".dashboard-logs"
 class LaunchRefused(SkillOptError):
     """A launch that failed its checks, or whose process died while starting."""
 
-    def __init__(self, message: str, checks: list[dict[str, Any]] | None = None, log: str = ""):
+    def __init__(self, message: str, checks: list[dict[str, Any]] | None = None, log: str = "") -> None:
         super().__init__(message)
         self.checks = checks or []
         self.log = log
@@ -60,7 +60,7 @@ def _name(value: Any, what: str) -> str:
 class Launch:
     """A child process this dashboard started (memory only: the lock outlives it)."""
 
-    proc: subprocess.Popen
+    proc: subprocess.Popen[bytes]
     run_dir: Path
     log: Path
 
@@ -68,7 +68,7 @@ class Launch:
 class Launcher:
     """Runs started by this dashboard, and the way to stop or resume any run."""
 
-    def __init__(self, runs_root: Path, *, startup_timeout_s: float = 30.0):
+    def __init__(self, runs_root: Path, *, startup_timeout_s: float = 30.0) -> None:
         self.runs_root = Path(runs_root)
         self.startup_timeout_s = startup_timeout_s
         self._lock = threading.Lock()

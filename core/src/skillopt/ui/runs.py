@@ -113,7 +113,7 @@ def is_run_dir(path: Path) -> bool:
 class RunIndex:
     """The runs under some root folders (each root holds run directories)."""
 
-    def __init__(self, roots: Iterable[Path]):
+    def __init__(self, roots: Iterable[Path]) -> None:
         self.roots = [Path(r).expanduser() for r in roots]
 
     def find(self) -> dict[str, Path]:

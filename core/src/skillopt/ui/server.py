@@ -37,7 +37,7 @@ class Dashboard:
     """What the handler needs: where runs are, the token, the launcher."""
 
     def __init__(self, roots: list[Path], launch_root: Path, *, token: str | None = None, poll_s: float = 1.0,
-                 startup_timeout_s: float = 30.0):
+                 startup_timeout_s: float = 30.0) -> None:
         self.index = runs.RunIndex(roots)
         self.launcher = Launcher(launch_root, startup_timeout_s=startup_timeout_s)
         self.token = token or secrets.token_urlsafe(24)
@@ -141,7 +141,7 @@ def _handler_for(dashboard: Dashboard) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
-            last: tuple | None = None
+            last: tuple[Any, ...] | None = None
             idle = 0.0
             while not dashboard.stopping.is_set():
                 sig = runs.signature(path) if runs.is_run_dir(path) else None  # a launch still starting: wait for it

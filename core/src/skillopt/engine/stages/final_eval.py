@@ -12,6 +12,8 @@ depend on each other run side by side within the runner's workers.
 
 from __future__ import annotations
 
+from typing import Any
+
 import hashlib
 from pathlib import Path
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -42,9 +44,9 @@ def final_eval(run: RunContext, current: Current, *, initial: str, best: str, be
     def compute() -> FinalEvalResult:
         tasks = subset(run.env.tasks("test"), cfg.evaluation.test_env_num, cfg.train.seed)
         client = run.target.for_stage(STAGE)
-        seen: dict[str, Future] = {}
+        seen: dict[str, Future[Any]] = {}
 
-        def on_test(pool: ThreadPoolExecutor, name: str, skill: str) -> Future:
+        def on_test(pool: ThreadPoolExecutor, name: str, skill: str) -> Future[Any]:
             h = skill_hash(skill)
             if h not in seen:
                 seen[h] = pool.submit(test_score, run, skill, tasks, folder / f"test_{name}", f"test: {name} skill", client)
@@ -79,7 +81,7 @@ def final_eval(run: RunContext, current: Current, *, initial: str, best: str, be
     return resumable(folder / "result.json", FinalEvalResult, key, compute)
 
 
-def test_score(run: RunContext, skill: str, tasks: list, folder, label: str, client) -> tuple[SplitScore, list[Rollout]]:
+def test_score(run: RunContext, skill: str, tasks: list[Any], folder, label: str, client) -> tuple[SplitScore, list[Rollout]]:
     _, rollouts = run.evaluator.evaluate(skill, tasks, folder, split="test", label=label, client=client)
     evaluation = to_evaluation(skill, "test", rollouts)
     return SplitScore(hard=evaluation.hard, soft=evaluation.soft, n=evaluation.n, skill_hash=evaluation.skill_hash,

@@ -14,6 +14,8 @@ equal the previous ones (a deterministic target) that look is its last.
 
 from __future__ import annotations
 
+from typing import Any
+
 import hashlib
 import math
 from pathlib import Path
@@ -36,7 +38,7 @@ STAGE = "gate"
 class GateUndecided(SystemicFailure):
     """Too many val items got no answer to decide: the run stops (resumable)."""
 
-    def __init__(self, verdict: Verdict):
+    def __init__(self, verdict: Verdict) -> None:
         super().__init__(f"the gate could not decide: {verdict.reason}; re-run the same command to retry them", role="target")
         self.verdict = verdict
 
@@ -162,7 +164,7 @@ def refuse(run: RunContext, current: Current, candidate: str, why: str, kind: st
 RACE_ITEMS_PER_ROUND = 8
 
 
-def race_plan(run: RunContext, e) -> list[list]:
+def race_plan(run: RunContext, e) -> list[list[Any]]:
     """The early rounds' item sets (growing prefixes of a seeded order of the val items),
     or [] when the race is off or val is too small to split. A round is at least one
     full wave of ``env.workers`` rollouts, so racing never adds a wave of waiting that
@@ -176,7 +178,7 @@ def race_plan(run: RunContext, e) -> list[list]:
     return [order[: math.ceil(len(items) * k / rounds)] for k in range(1, rounds)]
 
 
-def race(run: RunContext, folder: Path, current: Current, candidate: str, label: str, rounds: list[list],
+def race(run: RunContext, folder: Path, current: Current, candidate: str, label: str, rounds: list[list[Any]],
          repeats: int) -> GateResult | None:
     """The candidate's first pass in rounds: a verdict as soon as one is clear (the val
     rollouts it did not need are reported as saved), else None for the full pass."""

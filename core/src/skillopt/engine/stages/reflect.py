@@ -10,6 +10,8 @@ asks again.
 
 from __future__ import annotations
 
+from typing import Any
+
 import hashlib
 import random
 import time
@@ -25,7 +27,7 @@ from skillopt.engine.stages.records import MinibatchResult, ReflectResult, Rollo
 STAGE = "reflect"
 
 
-def chunks(items: list, size: int) -> list[list]:
+def chunks(items: list[Any], size: int) -> list[list[Any]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
