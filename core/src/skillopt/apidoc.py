@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import inspect
 import re
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -60,7 +60,7 @@ def _default(field: attrs.Attribute[Any]) -> str:
     if default is attrs.NOTHING:
         return "required"
     if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
-        default = default.factory()
+        default = cast(Any, default).factory()
     text = repr(default)
     return f"`{text}`" if len(text) <= 40 else "`…`"
 

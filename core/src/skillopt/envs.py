@@ -168,9 +168,11 @@ class Env(abc.ABC):
         """All tasks of ``split``, in a stable order, from :meth:`data_source`."""
         source = self.data_source()
         if source.kind == "split_dir":
+            assert source.path is not None, "a split_dir source has a path"
             path = split_file(source.path, split)
             return self.tasks_from_rows(read_rows(path), split, str(path))
         if source.kind == "data_path":
+            assert source.path is not None, "a data_path source has a path"
             return self.load_data_path(source.path, split)
         if source.kind == "real":
             return self.load_real(source, split)

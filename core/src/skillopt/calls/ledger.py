@@ -232,11 +232,12 @@ class Ledger:
 
     @staticmethod
     def _totals(stages: dict[str, dict[str, float]]) -> LedgerTotals:
-        typed = {}
+        typed: dict[str, StageTotals] = {}
         money = ("cost_usd", "cached_cost_usd")
         for key, values in stages.items():
-            ints = {k: int(v) for k, v in values.items() if k not in money}
-            typed[key] = StageTotals(**ints, **{k: round(float(values.get(k, 0.0)), 8) for k in money})
+            fields: dict[str, Any] = {k: int(v) for k, v in values.items() if k not in money}  # counts; money below
+            fields.update({k: round(float(values.get(k, 0.0)), 8) for k in money})
+            typed[key] = StageTotals(**fields)
         return LedgerTotals.of(typed)
 
     def headline(self) -> tuple[int, int, int, float]:

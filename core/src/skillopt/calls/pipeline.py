@@ -10,6 +10,8 @@ once for the waits that overlap it. Backends must disable their SDK's own retrie
 
 from __future__ import annotations
 
+from typing import Any
+
 import contextlib
 import random
 import threading
@@ -106,7 +108,8 @@ class ModelClient:
         self.cache = cache if cache_mode != "off" else None
         self.cache_mode = cache_mode
         self.identity = backend.identity()
-        self.limiter = shared_limiter(self.endpoint_key, max_in_flight)
+        #: the calls in flight to this endpoint (a worker's client: its own local limit)
+        self.limiter: contextlib.AbstractContextManager[Any] = shared_limiter(self.endpoint_key, max_in_flight)
         self.retry = retry
         self.schema_retries = schema_retries
         self.pricer = pricer
@@ -165,7 +168,7 @@ class ModelClient:
 
     def _effective(self, request: CompletionRequest) -> CompletionRequest:
         s = self.backend.settings
-        changes = {"role": self.role}
+        changes: dict[str, Any] = {"role": self.role}
         if s.temperature is not None:
             changes["temperature"] = s.temperature
         if s.max_tokens is not None:

@@ -6,11 +6,14 @@ check that each plugin actually imports.
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from skillopt.cli.output import print_json
+
+if TYPE_CHECKING:
+    from skillopt.registry import Component
 
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
 LoadOpt = Annotated[bool, typer.Option("--load", help="Import each plugin to check it loads and read its summary.")]
@@ -28,7 +31,8 @@ def _rows(kind: str, load: bool) -> list[dict[str, Any]]:
     for ep in eps:
         counts.setdefault(ep.name, set()).add(ep.distribution)
     summaries: dict[str, str] = {}
-    registered: dict[str, object] = {}  # plugin name -> the component it registered
+    registered: dict[str, Component] = {}  # plugin name -> the component it registered
+    comp: Component | None
     if load:
         for comp in get_registry().load_all(kind):
             summaries[comp.name] = comp.summary

@@ -193,10 +193,10 @@ def diff(
     from skillopt.ui.runs import skill_diff
 
     _, path = _resolve(run, runs_dir)
-    versions = [v if v == "best" else (int(v) if v.isdigit() else None) for v in (a, b)]
-    if None in versions:
+    old, new = (v if v == "best" else (int(v) if v.isdigit() else None) for v in (a, b))
+    if old is None or new is None:
         raise fail("skill versions are numbers (as in skills/skill_vNNNN.md) or 'best'")
-    found = skill_diff(path, versions[0], versions[1])
+    found = skill_diff(path, old, new)
     if found is None:
         raise fail(f"no such skill version in {path}: {a} or {b}")
     sys.stdout.write((found["diff"] or "(identical)") + "\n")

@@ -149,7 +149,7 @@ def resolve_config(sources: ConfigSources, env_cls: type[EnvConfig] = EnvConfig)
         return cfg
     from skillopt.plugin_config import check_tracking, resolve_sections
 
-    sections = resolve_sections(raw, {"gates": cfg.evaluation.gate if cfg.evaluation.use_gate else "", "edit_policies": mode,
+    sections: dict[str, Any] = resolve_sections(raw, {"gates": cfg.evaluation.gate if cfg.evaluation.use_gate else "", "edit_policies": mode,
                                       "executors": cfg.engine.executor, "strategies": cfg.search.strategy})
     if cfg.tracking:
         check_tracking(cfg.tracking)

@@ -6,6 +6,10 @@ stdout is left alone so ``--json`` output stays machine-readable.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from rich.progress import TaskID
 
 
 class NullReporter:
@@ -47,7 +51,7 @@ class RichReporter(NullReporter):
             refresh_per_second=4,  # for eyes; each redraw costs the run's threads the GIL
         )
         self.progress.start()
-        self._tasks: dict[str, tuple[int, float]] = {}  # label -> (bar, last update)
+        self._tasks: dict[str, tuple[TaskID, float]] = {}  # label -> (bar, last update)
 
     def _usage(self) -> str:
         if self.ledger is None:

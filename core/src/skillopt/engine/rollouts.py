@@ -12,6 +12,9 @@ abandoned and its late result discarded.
 
 from __future__ import annotations
 
+from typing import Any
+
+import functools
 import json
 import queue
 import threading
@@ -107,7 +110,7 @@ class RolloutRunner:
         #: ``workers`` is the runner's budget, shared by evaluations that run side by side
         #: (a final evaluation's val and test), so together they never exceed it
         self._slots = threading.Semaphore(self.workers)
-        self._waiting: set[queue.Queue[Any]] = set()
+        self._waiting: set[queue.Queue[_Done | None]] = set()
         self._waiting_lock = threading.Lock()
         self.executor = executor if executor is not None else ThreadExecutor()
         self.executor.start(ExecutorJob(env=env, config=config, cancel=self.cancel))
@@ -228,6 +231,11 @@ def _inside(name: str) -> tuple[str, ...]:
     return parts
 
 
+#: what a finished item posts to its batch's driver: its key, its record (None when the
+#: error was fatal) and the error; a freed slot posts None
+_Done = tuple[str, Any, BaseException | None]
+
+
 class _Batch:
     """One ``run`` call's items in flight: submitted to the executor while the runner has a
     free slot, collected as they finish, abandoned past their deadline."""
@@ -236,7 +244,7 @@ class _Batch:
         self.runner, self.skill, self.h, self.out_dir, self.log = runner, skill, h, out_dir, log
         self.training, self.seed, self.results, self.label, self.total, self.model = training, seed, results, label, total, model
         self.role, self.stage = model_route(model)
-        self.done_q: queue.Queue[Any] = queue.Queue()
+        self.done_q: queue.Queue[_Done | None] = queue.Queue()
         self.pending = list(jobs)
         self.running: dict[str, float] = {}
         self.items: dict[str, WorkItem] = {}
@@ -274,13 +282,14 @@ class _Batch:
     def drive(self) -> None:
         runner, running = self.runner, self.running
         fatal: BaseException | None = None
+        key: str | None
         while self.pending or running:
             while self.pending and fatal is None and not runner.cancel.is_set() and runner._acquire():
                 task, repeat = self.pending.pop(0)
                 key = item_key(task.id, repeat)
                 running[key] = time.monotonic()
                 item = self.items[key] = self.item(task, repeat, key)
-                runner.executor.submit(item, self.model, lambda outcome, item=item: self.finished(item, outcome))
+                runner.executor.submit(item, self.model, functools.partial(self.finished, item))
             if fatal is not None or runner.cancel.is_set():
                 break
             try:
@@ -294,6 +303,7 @@ class _Batch:
                 if exc is not None and isinstance(exc, FATAL):
                     fatal = exc
                     break
+                assert record is not None  # only a fatal error posts no record
                 self.answered += 0 if record.missing else 1
                 self.results[key] = record
                 runner._progress(self.label, self.answered, self.total)

@@ -128,7 +128,7 @@ def pick_words(pick: FinalPick) -> str:
 
 
 def _last(history: list[dict[str, Any]], key: str, default: float) -> float:
-    values = [h.get(key) for h in history if h.get(key) is not None]
+    values: list[Any] = [h.get(key) for h in history if h.get(key) is not None]
     return float(values[-1]) if values else float(default)
 
 

@@ -159,8 +159,9 @@ class WorkerClient(ModelClient):
     def __init__(self, backend, *, link: Link, ticket: int, local_limit, **options) -> None:
         cache_mode = options.get("cache_mode", "read-write")
         options.pop("max_in_flight", None)
-        super().__init__(backend, ledger=_LedgerLink(link, ticket), cache=_CacheLink(link, ticket) if cache_mode != "off" else None,
-                         **options)  # type: ignore[arg-type]
+        # the links stand in for the driver's Ledger and CallCache (same methods, over the link)
+        super().__init__(backend, ledger=_LedgerLink(link, ticket), cache=_CacheLink(link, ticket) if cache_mode != "off" else None,  # type: ignore[arg-type]
+                         **options)
         self.link, self.ticket = link, ticket
         self.limiter = local_limit or contextlib.nullcontext()
 

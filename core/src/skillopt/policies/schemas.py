@@ -25,7 +25,7 @@ def edit_schema(files: bool = False) -> dict[str, Any]:
 
 
 def _items(item: dict[str, Any], limit: int | None, minimum: int = 0) -> dict[str, Any]:
-    schema = {"type": "array", "items": item}
+    schema: dict[str, Any] = {"type": "array", "items": item}
     if limit is not None:
         schema["maxItems"] = max(limit, 0)
     if minimum:
@@ -36,7 +36,7 @@ def _items(item: dict[str, Any], limit: int | None, minimum: int = 0) -> dict[st
 def analyst_patch_schema(kind: str, budget: int | None, sar: bool, min_edits: int = 0, *, files: bool = False) -> dict[str, Any]:
     props: dict[str, Any] = {"reasoning": SHORT, "edits": _items(edit_schema(files), budget, min_edits if kind == "failure" else 0)}
     if kind == "failure":
-        pattern = {
+        pattern: dict[str, Any] = {
             "type": "object",
             "properties": {"failure_type": {"type": "string", "maxLength": 80}, "count": {"type": "integer"}, "description": SHORT},
             "required": ["failure_type", "description"],

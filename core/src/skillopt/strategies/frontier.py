@@ -69,7 +69,7 @@ class ObjectiveFrontier(Strategy):
         size = max(1, self.settings.pool_size)
         while len(kept) > size:
             # the leader and the best member on each objective stay; of the rest, the least accurate (then older) goes
-            keep = {self.lead(kept).skill_hash} | {max(kept, key=lambda m, o=o: (value(m, o), -m.step)).skill_hash
+            keep = {self.lead(kept).skill_hash} | {max(kept, key=lambda m: (value(m, o), -m.step)).skill_hash
                                                    for o in self.objectives}
             rest = [m for m in kept if m.skill_hash not in keep] or [m for m in kept if m.skill_hash != self.lead(kept).skill_hash]
             drop = min(rest, key=lambda m: (value(m, "accuracy"), m.step))

@@ -38,7 +38,7 @@ def check_env_contract(env_cls: type[Env], *, config: EnvConfig | None = None, m
     seen: dict[str, str] = {}
     for split in ("train", "val", "test"):
         tasks = env.tasks(split)
-        _require(isinstance(tasks, list) and tasks, f"split '{split}' must be a non-empty list")
+        _require(isinstance(tasks, list) and bool(tasks), f"split '{split}' must be a non-empty list")
         _require(all(isinstance(t, Task) for t in tasks), f"split '{split}' must hold Task records")
         ids = [t.id for t in tasks]
         _require(len(ids) == len(set(ids)), f"split '{split}' has duplicate task ids")

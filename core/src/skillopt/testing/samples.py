@@ -14,6 +14,10 @@ import importlib
 import json
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from skillopt.envs import Env
 
 
 def _files(root: Path) -> dict[str, Path]:
@@ -29,7 +33,7 @@ def _same(a: Path, b: Path) -> bool:
     return a.read_bytes() == b.read_bytes()
 
 
-def check_sample_regenerates(env_cls: type, *, module: str = "") -> None:
+def check_sample_regenerates(env_cls: type[Env], *, module: str = "") -> None:
     """Regenerate ``env_cls``'s bundled sample and assert it equals the shipped one.
 
     ``module`` overrides where ``generate_sample`` lives (default ``<package>.generator``)."""

@@ -370,7 +370,7 @@ def step_detail(path: Path, step: int) -> dict[str, Any] | None:
     if record is not None:
         files["step_record"] = redact_data(record)
     race = as_mapping(stage_result(folder / "race" / "result.json"))
-    entrants = race.get("entrants") if isinstance(race.get("entrants"), list) else []
+    entrants: list[Any] = race["entrants"] if isinstance(race.get("entrants"), list) else []
     won = as_mapping(entrants[race["winner"]]) if isinstance(race.get("winner"), int) and 0 <= race["winner"] < len(entrants) else {}
     if race:
         files["race"] = redact_data(race)

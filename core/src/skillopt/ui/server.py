@@ -106,7 +106,7 @@ def _handler_for(dashboard: Dashboard) -> type[BaseHTTPRequestHandler]:
             """Host and token checks; answers the refusal itself."""
             if not self._host_ok():
                 return False
-            if not dashboard.authorised(self.headers.get("Authorization"), (query.get("token") or [None])[0]):
+            if not dashboard.authorised(self.headers.get("Authorization"), next(iter(query.get("token") or []), None)):
                 self._error(401, "missing or wrong token: use the URL `skillopt ui` printed")
                 return False
             return True
