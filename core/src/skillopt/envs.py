@@ -12,7 +12,7 @@ import json
 import threading
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TYPE_CHECKING
 
 import attrs
 
@@ -20,6 +20,10 @@ from skillopt.config.schema import EnvConfig
 from skillopt.errors import ConfigError
 from skillopt.records import CompletionRequest, Message, Rollout, Score, Task
 from skillopt.skillfolder import SkillFolder, is_folder, render_inline, render_installed
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+    from skillopt.records import Completion
 
 SPLITS = ("train", "val", "test")
 SPLIT_ALIASES = {"valid_seen": "val", "selection": "val", "validation": "val", "valid_unseen": "test"}
@@ -55,7 +59,7 @@ class ChatModel(abc.ABC):
     """What an env's ``rollout`` receives: something that completes requests."""
 
     @abc.abstractmethod
-    def complete(self, request: CompletionRequest):
+    def complete(self, request: CompletionRequest) -> Completion:
         """Answer one request with a :class:`~skillopt.records.Completion` (raise on provider errors)."""
 
 
@@ -238,7 +242,7 @@ class Env(abc.ABC):
             items = items[: self.config.limit]
         return items
 
-    def package_files(self):
+    def package_files(self) -> Traversable:
         """The folder holding the env's module: its package data (``initial.md``, ``prompts/``)."""
         module = type(self).__module__
         try:
@@ -254,7 +258,7 @@ class Env(abc.ABC):
         if self.config.skill_init:
             return read_skill(Path(self.config.skill_init).expanduser(), "env.skill_init")
         try:
-            return self.package_files().joinpath("initial.md").read_text(encoding="utf-8")
+            return str(self.package_files().joinpath("initial.md").read_text(encoding="utf-8"))
         except (FileNotFoundError, NotADirectoryError):
             return ""
 
@@ -275,7 +279,7 @@ class Env(abc.ABC):
 
         Package data does not change during a run: each prompt is read once per env, not
         once per optimizer call."""
-        read = self.__dict__.setdefault("_prompts_read", {})
+        read: dict[str, str | None] = self.__dict__.setdefault("_prompts_read", {})
         if name not in read:
             try:
                 node = self.package_files().joinpath("prompts", f"{name}.md")

@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from skillopt.policies import EditPolicy
     from skillopt.records import StepRecord
     from skillopt.results import RunSummary
-    from skillopt.strategies import Strategy
+    from skillopt.strategies import Sampler, Strategy
 
 hookspec = pluggy.HookspecMarker("skillopt")
 hookimpl = pluggy.HookimplMarker("skillopt")
@@ -98,12 +98,14 @@ def skillopt_register_executors(register: Register[type[Executor]]) -> None:
 
 
 @hookspec
-def skillopt_register_strategies(register: Register[type[Strategy]]) -> None:
+def skillopt_register_strategies(register: Register[type[Strategy] | type[Sampler]]) -> None:
     """Register search strategies (subclasses of :class:`skillopt.strategies.Strategy`),
     selected by ``search.strategy``: which skill each step branches from and which gated
-    skills are kept (``hill``: one current skill, the default; ``pareto``: a pool).
+    skills are kept (``hill``: one current skill, the default; ``pareto``: a pool), and
+    proposal samplers (subclasses of :class:`skillopt.strategies.Sampler`), selected by
+    ``search.sampler``.
 
-    :param register: call ``register(StrategyClass)`` once per strategy.
+    :param register: call ``register(StrategyClass)`` once per strategy or sampler.
     """
 
 

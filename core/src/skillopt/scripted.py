@@ -15,11 +15,15 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from skillopt.backends import Backend, BackendSettings
 from skillopt.hookspecs import hookimpl
 from skillopt.records import Completion, CompletionRequest, Usage
+
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
+
 
 Reply = str | dict[str, Any] | list[Any] | BaseException
 Script = Callable[[CompletionRequest], Reply]
@@ -77,7 +81,8 @@ def rules_script(path: Path) -> Script:
             if rule.get("stage", "*") not in ("*", request.stage):
                 continue
             if re.search(rule.get("match", ""), text, re.DOTALL):
-                return rule["reply"]
+                reply: Reply = rule["reply"]
+                return reply
         return default_script(request)
 
     return script
@@ -85,7 +90,8 @@ def rules_script(path: Path) -> Script:
 
 def default_script(request: CompletionRequest) -> Reply:
     if request.json_schema is not None:
-        return minimal_instance(request.json_schema)
+        instance: dict[str, Any] = minimal_instance(request.json_schema)
+        return instance
     return "scripted reply"
 
 
@@ -146,5 +152,5 @@ class ScriptedBackend(Backend):
 
 
 @hookimpl
-def skillopt_register_backends(register) -> None:
+def skillopt_register_backends(register: Register[type[Backend]]) -> None:
     register(ScriptedBackend)

@@ -142,7 +142,8 @@ class CallCache:
         self._local = threading.local()
 
     def __len__(self) -> int:
-        return self._conn().execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+        count: int = self._conn().execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+        return count
 
     def clear(self) -> int:
         n = len(self)

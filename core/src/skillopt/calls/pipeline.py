@@ -55,11 +55,11 @@ class RetryPolicy:
         if isinstance(error, RateLimitError) and error.retry_after is not None:
             return min(max(0.0, error.retry_after), self.max_retry_after_s) + rng.uniform(0.0, 0.1)
         exp = min(self.max_delay_s, self.base_delay_s * (2**attempt))
-        return exp * rng.uniform(1.0 - self.jitter, 1.0)
+        return float(exp * rng.uniform(1.0 - self.jitter, 1.0))
 
     def longest_wait(self, attempt: int) -> float:
         """The most retry ``attempt`` (0-based) can wait, whatever the provider asks."""
-        return max(min(self.max_delay_s, self.base_delay_s * (2**attempt)), self.max_retry_after_s + 0.1)
+        return float(max(min(self.max_delay_s, self.base_delay_s * (2**attempt)), self.max_retry_after_s + 0.1))
 
 
 #: waits shorter than this are not worth a line on the console
@@ -306,5 +306,5 @@ class StageClient:
     def for_stage(self, label: str) -> StageClient:
         return StageClient(self.client, label)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self.client, name)

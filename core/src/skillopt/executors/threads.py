@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from skillopt.executors import Done, Executor, WorkItem, run_item
 from skillopt.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
 
 
 class ThreadExecutor(Executor):
@@ -25,5 +28,5 @@ class ThreadExecutor(Executor):
 
 
 @hookimpl
-def skillopt_register_executors(register) -> None:
+def skillopt_register_executors(register: Register[type[Executor]]) -> None:
     register(ThreadExecutor)

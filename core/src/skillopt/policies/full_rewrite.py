@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skillopt.errors import SchemaError
 from skillopt.hookspecs import hookimpl
 from skillopt.policies import EditPolicy
@@ -10,6 +12,9 @@ from skillopt.policies import schemas
 from skillopt.policies.patch import analyst_system, analyst_user_message
 from skillopt.records import Edit, EditResult, Patch
 from skillopt.skilldoc import restore_protected
+
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
 
 
 class FullRewritePolicy(EditPolicy):
@@ -58,5 +63,5 @@ class FullRewritePolicy(EditPolicy):
 
 
 @hookimpl
-def skillopt_register_edit_policies(register) -> None:
+def skillopt_register_edit_policies(register: Register[type[EditPolicy]]) -> None:
     register(FullRewritePolicy, aliases=("full_rewrite", "full_rewrite_minibatch"))

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
@@ -17,6 +17,9 @@ from skillopt.serde import to_data
 from skillopt.skillbudget import estimate_tokens, shortens
 from skillopt.skilldoc import apply_edits
 from skillopt.skillfolder import is_folder
+
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
 
 
 #: what the reply schema asks for at most; a longer list is clipped here, not re-asked
@@ -167,5 +170,5 @@ class PatchPolicy(EditPolicy):
 
 
 @hookimpl
-def skillopt_register_edit_policies(register) -> None:
+def skillopt_register_edit_policies(register: Register[type[EditPolicy]]) -> None:
     register(PatchPolicy, aliases=("edits",))

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 
 from skillopt.errors import SchemaError
@@ -13,6 +15,10 @@ from skillopt.policies.patch import analyst_system, analyst_user_message
 from skillopt.policies.support import dedupe_suggestions, recount, suggestion_text
 from skillopt.records import Edit, EditResult, Patch, Suggestion
 from skillopt.skilldoc import restore_protected
+
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
+
 
 _TYPES = set(schemas.SUGGESTION_TYPES)
 
@@ -110,5 +116,5 @@ class RewritePolicy(EditPolicy):
 
 
 @hookimpl
-def skillopt_register_edit_policies(register) -> None:
+def skillopt_register_edit_policies(register: Register[type[EditPolicy]]) -> None:
     register(RewritePolicy, aliases=("rewrite_from_suggestions", "suggestions"))

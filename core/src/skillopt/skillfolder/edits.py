@@ -17,6 +17,8 @@ The rules, each reported on the edit rather than silently bent:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 
 from skillopt.errors import ConfigError
@@ -24,6 +26,9 @@ from skillopt.records import Edit, EditResult
 from skillopt.skillfolder import (
     MAIN, REFERENCES, SkillFolder, is_folder, is_script, path_problem, split_front_matter, strip_file_markers,
 )
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 
 def _where(result: EditResult, path: str) -> EditResult:
@@ -67,7 +72,7 @@ def apply_folder_edit(folder: SkillFolder, edit: Edit) -> tuple[SkillFolder, Edi
     return (folder.with_file(path, new) if new.strip() else folder.without(path)), result
 
 
-def apply_folder_edits(text: str, edits) -> tuple[str, list[EditResult]]:
+def apply_folder_edits(text: str, edits: Iterable[Edit]) -> tuple[str, list[EditResult]]:
     """Edits applied in order to the folder skill ``text``; every edit gets a status."""
     folder = SkillFolder.parse(text)
     results = []
@@ -77,7 +82,7 @@ def apply_folder_edits(text: str, edits) -> tuple[str, list[EditResult]]:
     return folder.text(), results
 
 
-def on_main(text: str, change) -> str:
+def on_main(text: str, change: Callable[[str], str]) -> str:
     """The folder skill ``text`` with ``change`` applied to ``SKILL.md``'s body (where the
     protected slow-update and appendix blocks live)."""
     folder = SkillFolder.parse(text)

@@ -9,6 +9,8 @@ the agent as a second skill of the same name.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import time
 from pathlib import Path
 
@@ -17,6 +19,9 @@ from skillopt.records import SkillFile
 from skillopt.redact import redact_text
 from skillopt.skillfolder import MAIN, SkillFolder, front_matter_fields
 from skillopt.skillfolder.disk import matches, write_folder
+
+if TYPE_CHECKING:
+    from skillopt.export import Exported
 
 
 def exported_main(folder: SkillFolder, name: str, description: str) -> str:
@@ -35,7 +40,7 @@ def exported_main(folder: SkillFolder, name: str, description: str) -> str:
     return f"---\n{head}---\n{folder.body}"
 
 
-def export_folder(folder: SkillFolder, *, target: str, name: str, description: str, project: Path | None, force: bool = False):
+def export_folder(folder: SkillFolder, *, target: str, name: str, description: str, project: Path | None, force: bool = False) -> Exported:
     """Install ``folder`` as the Agent Skills folder ``name`` for ``target`` (secrets
     masked in every file, scripts with their modes); returns an :class:`~skillopt.export.Exported`."""
     from skillopt.export import Exported, destination

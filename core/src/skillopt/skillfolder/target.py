@@ -10,12 +10,15 @@ installed skill would sit; every other target reads the inline rendering only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
 from skillopt.records import CompletionRequest, SkillFile
 from skillopt.skillfolder import SkillFolder, is_folder
+
+if TYPE_CHECKING:
+    from skillopt.records import Completion
 
 
 def installs_skill_files(model: Any) -> bool:
@@ -30,8 +33,9 @@ class SkillFilesClient:
     def __init__(self, model: Any, files: tuple[SkillFile, ...]) -> None:
         self.model, self.files = model, files
 
-    def complete(self, request: CompletionRequest):
-        return self.model.complete(attrs.evolve(request, skill_files=self.files))
+    def complete(self, request: CompletionRequest) -> Completion:
+        reply: Completion = self.model.complete(attrs.evolve(request, skill_files=self.files))
+        return reply
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.model, name)

@@ -11,6 +11,8 @@ without the harmful edit can win where the full set would have lost.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import itertools
 import math
 import random
@@ -19,6 +21,11 @@ import attrs
 
 from skillopt.hookspecs import hookimpl
 from skillopt.strategies import Sampler
+
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
+    from skillopt.strategies import Strategy
+
 
 #: seeded draws tried when the subsets are too many to list
 DRAWS = 200
@@ -72,5 +79,5 @@ class EditSubsets(Sampler):
 
 
 @hookimpl
-def skillopt_register_strategies(register) -> None:
+def skillopt_register_strategies(register: Register[type[Sampler]]) -> None:
     register(EditSubsets)

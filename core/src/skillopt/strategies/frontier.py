@@ -15,11 +15,17 @@ then picks the final skill from the front by a named rule (see
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import random
 
 from skillopt.hookspecs import hookimpl
 from skillopt.strategies import PoolMember, Strategy
 from skillopt.strategies.pareto import wins
+
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
+
 
 #: objectives where more is better (the others are costs)
 MAXIMISED = frozenset({"accuracy"})
@@ -78,5 +84,5 @@ class ObjectiveFrontier(Strategy):
 
 
 @hookimpl
-def skillopt_register_strategies(register) -> None:
+def skillopt_register_strategies(register: Register[type[Strategy]]) -> None:
     register(ObjectiveFrontier)

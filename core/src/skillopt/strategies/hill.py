@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skillopt.hookspecs import hookimpl
 from skillopt.strategies import PoolMember, Strategy
+
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
 
 
 class HillClimb(Strategy):
@@ -21,5 +26,5 @@ class HillClimb(Strategy):
 
 
 @hookimpl
-def skillopt_register_strategies(register) -> None:
+def skillopt_register_strategies(register: Register[type[Strategy]]) -> None:
     register(HillClimb)

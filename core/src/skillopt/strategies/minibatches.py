@@ -10,8 +10,14 @@ extra rollout or analyst call.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skillopt.hookspecs import hookimpl
 from skillopt.strategies import Sampler
+
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
+    from skillopt.strategies import Strategy
 
 
 class Minibatches(Sampler):
@@ -26,5 +32,5 @@ class Minibatches(Sampler):
 
 
 @hookimpl
-def skillopt_register_strategies(register) -> None:
+def skillopt_register_strategies(register: Register[type[Sampler]]) -> None:
     register(Minibatches)

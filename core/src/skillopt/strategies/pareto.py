@@ -12,10 +12,15 @@ is the run's current and best skill.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import random
 
 from skillopt.hookspecs import hookimpl
 from skillopt.strategies import PoolMember, Strategy
+
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
 
 
 def dominates(a: PoolMember, b: PoolMember) -> bool:
@@ -87,5 +92,5 @@ class ParetoPool(Strategy):
 
 
 @hookimpl
-def skillopt_register_strategies(register) -> None:
+def skillopt_register_strategies(register: Register[type[Strategy]]) -> None:
     register(ParetoPool)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from skillopt.backends import Backend
@@ -21,7 +23,7 @@ def _require(cond: bool, message: str) -> None:
         raise ContractError(message)
 
 
-def check_env_contract(env_cls: type[Env], *, config: EnvConfig | None = None, model=None, rollout_items: int = 2) -> Env:
+def check_env_contract(env_cls: type[Env], *, config: EnvConfig | None = None, model: Any = None, rollout_items: int = 2) -> Env:
     """Check an env class against the env contract; returns the constructed env.
 
     Runs real rollouts through ``model`` (default: the scripted backend behind a

@@ -82,7 +82,7 @@ def finished_run(out: Path, run: CliRun, *, allow: tuple[str, ...] = ("finished"
 
     for name in ("best_skill.md", "history.json", "summary.json", "runtime_state.json"):
         assert (out / name).is_file(), f"{name} missing; output:\n{run.tail}"
-    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    summary: dict[str, Any] = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["status"] in allow, run.tail
     assert run.returncode == EXIT_STATUS[summary["status"]], run.tail
     if summary["status"] != "finished":

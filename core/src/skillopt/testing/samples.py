@@ -27,7 +27,7 @@ def _files(root: Path) -> dict[str, Path]:
 def _same(a: Path, b: Path) -> bool:
     if a.suffix == ".json":
         try:
-            return json.loads(a.read_text(encoding="utf-8")) == json.loads(b.read_text(encoding="utf-8"))
+            return bool(json.loads(a.read_text(encoding="utf-8")) == json.loads(b.read_text(encoding="utf-8")))
         except ValueError:
             return False
     return a.read_bytes() == b.read_bytes()

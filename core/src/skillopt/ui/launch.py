@@ -24,12 +24,15 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
 from skillopt.engine.lock import holder, pid_alive
 from skillopt.errors import ConfigError, SkillOptError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 #: the folder beside launched runs that holds each one's log and command
@@ -289,7 +292,7 @@ def _reason(log: str) -> str:
     return lines[-1][:600] if lines else "(no output)"
 
 
-def _terminate(pid: int, *, group: bool, gone, grace_s: float = 10.0) -> None:
+def _terminate(pid: int, *, group: bool, gone: Callable[[], bool], grace_s: float = 10.0) -> None:
     """SIGTERM, then SIGKILL if ``gone()`` is still false after ``grace_s``."""
     send = os.killpg if group else os.kill
     try:
