@@ -282,13 +282,14 @@ def _coerce(value: Any, tp: Any, dotted: str) -> Any:
 
 def config_data(cfg: RunConfig) -> dict[str, Any]:
     """Plain data of a resolved config (env section included, with its own keys)."""
-    data = to_data(cfg)
+    data: dict[str, Any] = to_data(cfg)
     data["env"] = to_data(cfg.env)
     return data
 
 
 def redacted_config_data(cfg: RunConfig) -> dict[str, Any]:
-    return redact_data(config_data(cfg))
+    redacted: dict[str, Any] = redact_data(config_data(cfg))
+    return redacted
 
 
 def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:

@@ -80,7 +80,8 @@ class OptimizerContext:
             reasoning_effort=reasoning_effort or None,
         )
         completion = self.client.complete(request)
-        return completion.parsed
+        parsed: dict[str, Any] = completion.parsed
+        return parsed
 
     def ask_whole_skill(self, *, stage: str, system: str, user: str, schema: dict[str, Any]) -> dict[str, Any]:
         """A call that writes a whole skill: its own output cap and reasoning effort."""
@@ -108,7 +109,7 @@ class EditPolicy(abc.ABC):
     #: typed ``[edit_policies.NAME]`` keys of this policy (an attrs class), read as ``self.settings``
     Config: ClassVar[type | None] = None
 
-    def __init__(self, settings=None) -> None:
+    def __init__(self, settings: Any = None) -> None:
         """``settings``: its ``[edit_policies.NAME]`` keys (None = ``Config()``, or None without one)."""
         self.settings = settings if settings is not None else (self.Config() if self.Config is not None else None)
 

@@ -24,6 +24,7 @@ from skillopt.strategies import PoolMember, Strategy
 from skillopt.strategies.pareto import wins
 
 if TYPE_CHECKING:
+    from skillopt.strategies import PoolMember
     from skillopt.hookspecs import Register
 
 
@@ -63,13 +64,13 @@ class ObjectiveFrontier(Strategy):
     def objectives(self) -> tuple[str, ...]:
         return tuple(self.settings.objectives)
 
-    def parent(self, pool, lead, seed):
+    def parent(self, pool: tuple[PoolMember, ...], lead: PoolMember, seed: int) -> PoolMember:
         members = front(pool, self.objectives) or pool
         counts = wins(members)
         weights = [1 + counts[m.skill_hash] for m in members]
         return random.Random(seed).choices(members, weights=weights, k=1)[0]
 
-    def admit(self, pool, child):
+    def admit(self, pool: tuple[PoolMember, ...], child: PoolMember) -> tuple[PoolMember, ...]:
         pool = tuple(m for m in pool if m.skill_hash != child.skill_hash) + (child,)
         kept = front(pool, self.objectives)
         size = max(1, self.settings.pool_size)

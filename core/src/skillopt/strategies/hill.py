@@ -8,6 +8,7 @@ from skillopt.hookspecs import hookimpl
 from skillopt.strategies import PoolMember, Strategy
 
 if TYPE_CHECKING:
+    from skillopt.strategies import PoolMember
     from skillopt.hookspecs import Register
 
 
@@ -18,10 +19,10 @@ class HillClimb(Strategy):
     summary = "default: one current skill, replaced by a child the gate accepts (the paper's loop)"
     single = True
 
-    def parent(self, pool, lead, seed):
+    def parent(self, pool: tuple[PoolMember, ...], lead: PoolMember, seed: int) -> PoolMember:
         return lead
 
-    def admit(self, pool, child):
+    def admit(self, pool: tuple[PoolMember, ...], child: PoolMember) -> tuple[PoolMember, ...]:
         return (child,)
 
 
