@@ -11,12 +11,11 @@ so text a plugin escaped with :func:`rich.markup.escape` still prints exactly.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any, TYPE_CHECKING
 
 import re
 
 if TYPE_CHECKING:
-    import click
     from rich.text import Text
 
 #: the style tags a message may use (``[bold]…[/bold]``, ``[/]`` closes the last one);
@@ -80,7 +79,7 @@ def plain(message: str) -> str:
     return styled(message).plain
 
 
-def escape_help(command: click.Command) -> None:
+def escape_help(command: Any) -> None:  # a click command of typer's vendored click (private) or click's
     """Make the help of a click command tree literal for typer's rich help.
 
     typer parses every help text as rich markup (``rich_markup_mode="rich"``, its default

@@ -7,6 +7,8 @@ its body, and plugin modules are imported only when a command names them, so
 
 from __future__ import annotations
 
+from typing import Any
+
 import sys
 
 import typer
@@ -22,7 +24,7 @@ def _root_group() -> type[TyperGroup]:
     from skillopt.cli.argv import UpstreamArgvGroup
 
     class RootGroup(UpstreamArgvGroup):
-        def __init__(self, *args, **kwargs) -> None:
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
             from skillopt.richtext import escape_help
 

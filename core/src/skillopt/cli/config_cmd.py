@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import typer
 
@@ -11,6 +11,9 @@ from skillopt.cli.options import (
     flag_values,
 )
 from skillopt.cli.output import fail, print_json
+
+if TYPE_CHECKING:
+    from types import ModuleType
 
 app = typer.Typer(help="Inspect configuration.", no_args_is_help=True)
 
@@ -90,7 +93,7 @@ def to_toml(data: dict[str, Any], prefix: str = "") -> str:
     return "\n".join(out)
 
 
-def _toml_value(value, json) -> str:
+def _toml_value(value: Any, json: ModuleType) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
@@ -99,4 +102,4 @@ def _toml_value(value, json) -> str:
         return "[" + ", ".join(_toml_value(v, json) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{json.dumps(k)} = {_toml_value(v, json)}" for k, v in value.items()) + "}"
-    return json.dumps(str(value), ensure_ascii=False)
+    return str(json.dumps(str(value), ensure_ascii=False))

@@ -11,9 +11,13 @@ that fails to import.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import typer
+
+if TYPE_CHECKING:
+    from pluggy import HookImpl
+    from skillopt.plugins import PluginHost
 
 
 def top_names(commands: list[Any], groups: list[Any]) -> set[str]:
@@ -32,14 +36,14 @@ def top_names(commands: list[Any], groups: list[Any]) -> set[str]:
     return names
 
 
-def _label(host, impl) -> str:
+def _label(host: PluginHost, impl: HookImpl) -> str:
     ep = host.provider_of(impl.plugin_name)
     if ep is None:
         return f"plugin {impl.plugin_name!r}"
     return f"plugin '{ep.name}' from distribution {ep.distribution} {ep.version}".rstrip()
 
 
-def register_plugin_commands(root: typer.Typer, host) -> None:
+def register_plugin_commands(root: typer.Typer, host: PluginHost) -> None:
     """Call every command plugin's hook on ``root``; refuse and report name clashes."""
     from skillopt.report import warn
 

@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, TYPE_CHECKING
 
 import typer
 
 from skillopt.cli.output import fail, print_json
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from skillopt.ui.runs import RunIndex
 
 app = typer.Typer(help="List runs, show one, diff its skill versions.", no_args_is_help=False, invoke_without_command=True)
 
@@ -17,7 +21,7 @@ RunArg = Annotated[str, typer.Argument(
     metavar="RUN", help="Run id (its directory name, as `skillopt runs` lists it) or a run directory path.")]
 
 
-def _index(runs_dir: list[Path] | None):
+def _index(runs_dir: list[Path] | None) -> RunIndex:
     from skillopt import paths
     from skillopt.ui.runs import RunIndex
 
@@ -36,7 +40,7 @@ def _resolve(run: str, runs_dir: list[Path] | None) -> tuple[str, Path]:
     return run, found
 
 
-def _num(value) -> str:
+def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
@@ -121,7 +125,7 @@ def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> 
     _show_frontier(console, data.get("frontier"))
 
 
-def _show_frontier(console, found: dict[str, Any] | None) -> None:
+def _show_frontier(console: Console, found: dict[str, Any] | None) -> None:
     """The kept skills and their objectives; the final pick and on which items it was made."""
     from rich.table import Table
 
@@ -145,7 +149,7 @@ def _show_frontier(console, found: dict[str, Any] | None) -> None:
     console.print(table)
 
 
-def _show_warnings(console, overview: dict[str, Any]) -> None:
+def _show_warnings(console: Console, overview: dict[str, Any]) -> None:
     """The run's damaged files, as its dashboard page says them."""
     from rich.markup import escape
 
@@ -153,7 +157,7 @@ def _show_warnings(console, overview: dict[str, Any]) -> None:
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
 
 
-def _show_cached(console, history: list[dict[str, Any]]) -> None:
+def _show_cached(console: Console, history: list[dict[str, Any]]) -> None:
     """Steps the call cache answered (their tokens and cost read 0: nothing was paid)."""
     cached = [s for s in history if s.get("cached_calls")]
     if not cached:
@@ -163,7 +167,7 @@ def _show_cached(console, history: list[dict[str, Any]]) -> None:
     console.print("* answered from the call cache, saved: " + "; ".join(parts), soft_wrap=True)
 
 
-def _show_attribution(console, path: Path, history: list[dict[str, Any]]) -> None:
+def _show_attribution(console: Console, path: Path, history: list[dict[str, Any]]) -> None:
     """Accepted steps: which edit changed which val items (``attribution.json``)."""
     from skillopt.blame import step_attribution
 
