@@ -11,11 +11,14 @@ the env's rollout code.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
 from skillopt.records import CompletionRequest, Rollout, Turn
+
+if TYPE_CHECKING:
+    from skillopt.records import Completion
 
 
 class TraceRecorder:
@@ -25,8 +28,8 @@ class TraceRecorder:
         self.model = model
         self.traces: list[tuple[str, tuple[Turn, ...]]] = []
 
-    def complete(self, request: CompletionRequest):
-        completion = self.model.complete(request)
+    def complete(self, request: CompletionRequest) -> Completion:
+        completion: Completion = self.model.complete(request)
         trace = getattr(completion, "trace", ())
         if trace:
             self.traces.append((completion.text, tuple(trace)))

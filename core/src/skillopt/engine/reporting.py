@@ -4,15 +4,25 @@ step and baseline lines, and the checks that stop a run that cannot learn."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from skillopt.records import StepAction, StepRecord, skill_hash
 from skillopt.results import RunStatus
 from skillopt.engine.context import RunContext, StepPlan
 from skillopt.engine.rundir import RunDir, RunFileError, read_json, write_json
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from skillopt.calls import Ledger
+    from skillopt.config.schema import RunConfig
+    from skillopt.engine.stages.race import RaceResult
+    from skillopt.engine.state import TrainState
+    from skillopt.engine.step import StepOutcome
+    from skillopt.engine.summary import Stop
 
-def target_cap_setting(cfg) -> str:
+
+def target_cap_setting(cfg: RunConfig) -> str:
     """The key that caps a target reply's tokens."""
     return "model.target.max_tokens" if cfg.model.target.max_tokens is not None else "env.max_completion_tokens"
 
@@ -21,7 +31,7 @@ def target_cap_setting(cfg) -> str:
 TRUNCATION_EVIDENCE = 10
 
 
-def truncation_stop(run: RunContext, ledger, state):
+def truncation_stop(run: RunContext, ledger: Ledger, state: TrainState) -> Stop | None:
     """A :class:`~skillopt.engine.summary.Stop` when every one of (enough) target replies
     so far was cut at its cap and nothing scored: the run could not learn anything."""
     from skillopt.engine.summary import Stop
@@ -33,7 +43,7 @@ def truncation_stop(run: RunContext, ledger, state):
     return None
 
 
-def baseline_line(run: RunContext, state, ledger, missing: dict[str, str]) -> str:
+def baseline_line(run: RunContext, state: TrainState, ledger: Ledger, missing: dict[str, str]) -> str:
     e = run.cfg.evaluation
     n = len(run.data.val)
     scored = f"{n - len(missing)} of {n}" if missing else f"{n}"
@@ -56,7 +66,8 @@ def _rate(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def step_record(run: RunContext, plan: StepPlan, action: StepAction, outcome, *, state, usage, skill_len: int) -> StepRecord:
+def step_record(run: RunContext, plan: StepPlan, action: StepAction, outcome: StepOutcome, *, state: TrainState, usage: Any,
+                skill_len: int) -> StepRecord:
     """The ``history.json`` line of a committed step: its outcome, the state after it, and
     ``usage``, what the step spent over every session of the run."""
     st = state
@@ -98,7 +109,7 @@ def step_record(run: RunContext, plan: StepPlan, action: StepAction, outcome, *,
 COLOURS = {"accept": "green", "accept_new_best": "green", "force_accept": "yellow", "reject": "red"}
 
 
-def step_line(rec: StepRecord, total_steps: int, outcome) -> str:
+def step_line(rec: StepRecord, total_steps: int, outcome: StepOutcome) -> str:
     colour = COLOURS.get(rec.action.value, "dim")
     gate = ""
     v = rec.verdict
@@ -146,7 +157,7 @@ def cached_text(rec: StepRecord) -> str:
     return f" + {rec.cached_calls} cached ({rec.cached_tokens} tok{saved} saved)"
 
 
-def race_line(race) -> str:
+def race_line(race: RaceResult) -> str:
     """``race of 3 proposals: p1 won (val 0.625); p0 0.500 (round 2), p2 refused`` for the step line."""
     won = race.won
     others = ", ".join(f"p{e.proposal} " + (f"{e.score:.3f} (round {e.round})" if e.round else "refused")
@@ -173,7 +184,7 @@ def load_history(rundir: RunDir) -> list[dict[str, Any]]:
         return records
 
 
-def rebuilt_history(root, read=None) -> list[dict[str, Any]]:
+def rebuilt_history(root: Path, read: Callable[[Path], Any] | None = None) -> list[dict[str, Any]]:
     """``history.json``'s step entries rebuilt from ``steps/step_*/step_record.json`` (each
     written before history.json is). The one way a damaged history is read, by a resume and
     by the dashboard: ``read(path)`` gives a file's JSON or None when it is unreadable (the

@@ -12,7 +12,7 @@ abandoned and its late result discarded.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import functools
 import json
@@ -38,6 +38,10 @@ from skillopt.engine.resumable import ItemLog
 from skillopt.engine.rundir import safe_name, write_text
 from skillopt.fsio import write_atomic
 from skillopt.engine.seeds import derive_seed
+
+if TYPE_CHECKING:
+    from skillopt.config.schema import RunConfig
+    from skillopt.engine.progress import NullReporter
 
 FATAL = (AuthError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, EnvUnavailable)
 
@@ -74,7 +78,7 @@ def missing_summary(rollouts: list[Rollout]) -> str:
     return f"{len(missing)} of {len(rollouts)} items failed ({top})"
 
 
-def model_route(model) -> tuple[str, str]:
+def model_route(model: Any) -> tuple[str, str]:
     """(role, ledger label) of the client the engine hands an env: a remote executor
     rebuilds that client where the item runs and books its calls the same way."""
     return getattr(model, "role", "") or "target", getattr(model, "label", "") or ""
@@ -87,9 +91,9 @@ def short_reason(error: str) -> str:
 
 class RolloutRunner:
     def __init__(
-        self, env: Env, client, *, workers: int, timeout_s: float, deadline_s: float | None = None,
-        cancel: threading.Event | None = None, reporter=None, heal_rounds: int = 1, heal_pause_s: float = 2.0,
-        executor: Executor | None = None, config=None,
+        self, env: Env, client: Any, *, workers: int, timeout_s: float, deadline_s: float | None = None,
+        cancel: threading.Event | None = None, reporter: NullReporter | None = None, heal_rounds: int = 1, heal_pause_s: float = 2.0,
+        executor: Executor | None = None, config: RunConfig | None = None,
     ) -> None:
         """``executor``: where items run (started here; its owner closes it), by default
         threads of this process; ``config``: the run's config, which a remote executor
@@ -125,7 +129,7 @@ class RolloutRunner:
         seed: int,
         repeats: int = 1,
         label: str = "rollout",
-        client=None,
+        client: Any = None,
     ) -> list[Rollout]:
         """One rollout per (task, repeat), in that order; missing ones have status
         ``error`` or ``timeout``. Raises :class:`SystemicFailure` when every one is missing."""
@@ -163,7 +167,8 @@ class RolloutRunner:
         if self.reporter is not None:
             self.reporter.items(label, done, total)
 
-    def _execute(self, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model) -> None:
+    def _execute(self, jobs: list[tuple[Task, int]], skill: str, h: str, out_dir: Path, log: ItemLog, *, training: bool, seed: int,
+                 results: dict[str, Rollout], label: str, total: int, model: Any) -> None:
         batch = _Batch(self, jobs, skill, h, out_dir, log, training=training, seed=seed, results=results, label=label,
                        total=total, model=model)
         with self._waiting_lock:
@@ -187,7 +192,7 @@ class RolloutRunner:
         for q in waiting:
             q.put(None)
 
-    def _finish(self, task: Task, repeat: int, h: str, rollout: Rollout | None, exc, elapsed: float) -> Rollout:
+    def _finish(self, task: Task, repeat: int, h: str, rollout: Rollout | None, exc: BaseException | None, elapsed: float) -> Rollout:
         if exc is not None:
             message = redact_text(f"{type(exc).__name__}: {exc}")
             if not isinstance(exc, SkillOptError):  # a bug: where it happened (on a worker: its own traceback)
@@ -240,7 +245,8 @@ class _Batch:
     """One ``run`` call's items in flight: submitted to the executor while the runner has a
     free slot, collected as they finish, abandoned past their deadline."""
 
-    def __init__(self, runner: RolloutRunner, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model) -> None:
+    def __init__(self, runner: RolloutRunner, jobs: list[tuple[Task, int]], skill: str, h: str, out_dir: Path, log: ItemLog, *,
+                 training: bool, seed: int, results: dict[str, Rollout], label: str, total: int, model: Any) -> None:
         self.runner, self.skill, self.h, self.out_dir, self.log = runner, skill, h, out_dir, log
         self.training, self.seed, self.results, self.label, self.total, self.model = training, seed, results, label, total, model
         self.role, self.stage = model_route(model)

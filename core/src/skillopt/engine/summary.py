@@ -4,7 +4,7 @@ what the trainer hands them; the trainer writes the files."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import re
 import time
@@ -22,6 +22,12 @@ from skillopt.engine.lift import bootstrap_lift, describe as describe_lift
 from skillopt.engine.reporting import target_cap_setting
 from skillopt.engine.rundir import RUN_LAYOUT
 from skillopt.engine.stages.records import FinalEvalResult
+
+if TYPE_CHECKING:
+    from skillopt.config.schema import RunConfig
+    from skillopt.engine.selection import FinalPickResult
+    from skillopt.engine.state import TrainState
+    from skillopt.gates import Gate
 
 
 def budget_advice(reason: str) -> str:
@@ -54,7 +60,7 @@ class Stop:
     role: str = ""
 
 
-def classify(cfg, state, totals: LedgerTotals, stopped: Stop | None, history: list[dict[str, Any]]) -> tuple[RunStatus, str, str]:
+def classify(cfg: RunConfig, state: TrainState, totals: LedgerTotals, stopped: Stop | None, history: list[dict[str, Any]]) -> tuple[RunStatus, str, str]:
     """(status, reason, advice) of the run as it ends."""
     if stopped is not None:
         status, reason = stopped.status, stopped.reason
@@ -75,9 +81,9 @@ def classify(cfg, state, totals: LedgerTotals, stopped: Stop | None, history: li
     return RunStatus.FINISHED, "", ""
 
 
-def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, data: RunData, state, history: list[dict[str, Any]],
+def build_summary(*, cfg: RunConfig, env_name: str, root: Path, best_skill: Path, gate: Gate, data: RunData, state: TrainState, history: list[dict[str, Any]],
                   final: FinalEvalResult | None, totals: LedgerTotals, ending: tuple[RunStatus, str, str],
-                  config_data: dict[str, Any], picked=None) -> RunSummary:
+                  config_data: dict[str, Any], picked: FinalPickResult | None = None) -> RunSummary:
     """The ``summary.json`` record of a run as it ends."""
     status, reason, advice = ending
     st = state
@@ -110,7 +116,7 @@ def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, dat
     )
 
 
-def final_pick(picked) -> FinalPick | None:
+def final_pick(picked: FinalPickResult | None) -> FinalPick | None:
     """The summary's account of the final pick (:mod:`skillopt.engine.selection`)."""
     if picked is None:
         return None

@@ -67,7 +67,8 @@ def apply(run: RunContext, plan: StepPlan, current: Current, merged: MergeResult
     def compute() -> ApplyResult:
         o = run.cfg.optimizer
         ctx = run.optimizer_context(current, stage=STAGE, budget=selected.budget, seed=run.step_seed(plan, "optimizer"))
-        chosen, refused = selected.selected, []
+        chosen = selected.selected
+        refused: list[EditResult] = []
         if o.block_answer_leaks:
             chosen, refused = without_leaks(chosen, answers_of(run.data.index[ro.task_id] for ro in rollouts if ro.task_id in run.data.index))
         candidate, results, extra = run.policy.apply(ctx, current.skill, chosen)

@@ -12,7 +12,7 @@ depend on each other run side by side within the runner's workers.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import hashlib
 from pathlib import Path
@@ -27,6 +27,9 @@ from skillopt.engine.resumable import resumable
 from skillopt.engine.rundir import RunFileError, read_json
 from skillopt.engine.stages.records import FinalEvalResult
 from skillopt.engine.subsets import subset
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 STAGE = "final_eval"
 
@@ -81,7 +84,7 @@ def final_eval(run: RunContext, current: Current, *, initial: str, best: str, be
     return resumable(folder / "result.json", FinalEvalResult, key, compute)
 
 
-def test_score(run: RunContext, skill: str, tasks: list[Any], folder, label: str, client) -> tuple[SplitScore, list[Rollout]]:
+def test_score(run: RunContext, skill: str, tasks: list[Any], folder: Path, label: str, client: Any) -> tuple[SplitScore, list[Rollout]]:
     _, rollouts = run.evaluator.evaluate(skill, tasks, folder, split="test", label=label, client=client)
     evaluation = to_evaluation(skill, "test", rollouts)
     return SplitScore(hard=evaluation.hard, soft=evaluation.soft, n=evaluation.n, skill_hash=evaluation.skill_hash,

@@ -14,7 +14,7 @@ equal the previous ones (a deterministic target) that look is its last.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import hashlib
 import math
@@ -31,6 +31,9 @@ from skillopt.engine.resumable import resumable
 from skillopt.engine.rollouts import SystemicFailure
 from skillopt.engine.seeds import derive_seed
 from skillopt.engine.stages.records import EvalScore, GateResult
+
+if TYPE_CHECKING:
+    from skillopt.config.schema import EvaluationConfig
 
 STAGE = "gate"
 
@@ -164,7 +167,7 @@ def refuse(run: RunContext, current: Current, candidate: str, why: str, kind: st
 RACE_ITEMS_PER_ROUND = 8
 
 
-def race_plan(run: RunContext, e) -> list[list[Any]]:
+def race_plan(run: RunContext, e: EvaluationConfig) -> list[list[Any]]:
     """The early rounds' item sets (growing prefixes of a seeded order of the val items),
     or [] when the race is off or val is too small to split. A round is at least one
     full wave of ``env.workers`` rollouts, so racing never adds a wave of waiting that

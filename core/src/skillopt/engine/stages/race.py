@@ -157,7 +157,7 @@ def race(run: RunContext, folder: Path, current: Current, entries: list[tuple[in
     return resumable(folder / "result.json", RaceResult, key, compute)
 
 
-def evaluate_round(run: RunContext, folder: Path, candidates, live: list[int], items: list[Any], repeats: int) -> dict[int, Evaluation]:
+def evaluate_round(run: RunContext, folder: Path, candidates: list[tuple[int, str, Any]], live: list[int], items: list[Any], repeats: int) -> dict[int, Evaluation]:
     """Every live candidate on ``items``, side by side (the runner's workers are shared)."""
     client = run.target.for_stage(STAGE)
 

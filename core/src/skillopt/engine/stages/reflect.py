@@ -10,7 +10,7 @@ asks again.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import hashlib
 import random
@@ -23,6 +23,10 @@ from skillopt.engine.context import Current, RunContext, StepPlan
 from skillopt.engine.resumable import resumable
 from skillopt.engine.rollouts import FATAL, SystemicFailure, is_missing_error, short_reason
 from skillopt.engine.stages.records import MinibatchResult, ReflectResult, RolloutResult
+
+if TYPE_CHECKING:
+    from pathlib import Path
+    from skillopt.records import Rollout
 
 STAGE = "reflect"
 
@@ -65,7 +69,7 @@ def reflect(run: RunContext, plan: StepPlan, current: Current, rolled: RolloutRe
     if not jobs:
         return ReflectResult(patches=(), minibatches=0)
 
-    def one(job) -> MinibatchResult:
+    def one(job: tuple[Path, str, list[Rollout]]) -> MinibatchResult:
         path, kind, chunk = job
 
         def compute() -> MinibatchResult:
