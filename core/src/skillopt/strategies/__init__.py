@@ -86,7 +86,7 @@ class Strategy(abc.ABC):
         return None
 
 
-class Sampler(abc.ABC):
+class Sampler(abc.ABC):  # noqa: B024 - both methods have defaults: a sampler overrides the one it needs
     """Base class of proposal samplers (``search.sampler``): how one step's analyst
     patches become up to ``search.proposals`` candidate edit sets.
 

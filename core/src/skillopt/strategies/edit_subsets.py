@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from skillopt.records import Patch
     from skillopt.hookspecs import Register
-    from skillopt.strategies import Strategy
 
 
 #: seeded draws tried when the subsets are too many to list

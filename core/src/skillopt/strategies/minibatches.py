@@ -18,7 +18,6 @@ from skillopt.strategies import Sampler
 if TYPE_CHECKING:
     from skillopt.records import Patch
     from skillopt.hookspecs import Register
-    from skillopt.strategies import Strategy
 
 
 class Minibatches(Sampler):
