@@ -33,3 +33,35 @@ def test_installed_core_has_the_marker():
     from importlib.resources import files
 
     assert files("skillopt").joinpath("py.typed").is_file()
+
+
+PLUGIN = '''\
+from skillopt.api import Env, Register, Task, hookimpl
+
+
+@hookimpl
+def skillopt_register_envs(register: Register[type[Env]]) -> None:
+    register(Task)
+
+
+reveal_type(Env.tasks)
+'''
+
+
+def test_a_plugin_authors_type_checker_sees_the_api_types(tmp_path):
+    """mypy run on a plugin outside the repository, against the installed distributions: the
+    lazily served names resolve to their real classes (py.typed + the TYPE_CHECKING block),
+    so registering a record where an env class is expected is caught."""
+    import shutil
+    import subprocess
+    import sys
+
+    if shutil.which("mypy") is None and not (Path(sys.executable).parent / "mypy").exists():
+        pytest.skip("mypy is not installed (requirements-dev.txt installs it)")
+    (tmp_path / "plugin.py").write_text(PLUGIN)
+    done = subprocess.run([sys.executable, "-m", "mypy", "--strict", "--no-incremental", "plugin.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=300)
+    out = done.stdout
+    assert 'Argument 1 to "__call__" of "Register" has incompatible type "type[Task]"; expected "type[Env]"' in out, out
+    assert "list[skillopt.records.Task]" in out, out  # Env.tasks as declared, not Any
+    assert "Found 1 error" in out, out
