@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 import attrs
 import pytest
 
@@ -30,7 +32,7 @@ def test_paper_preset_is_exact_only_when_asked_for():
     from skillopt.config.presets import resolve_preset
 
     class Env:
-        presets = {"small": {"train": {"num_epochs": 1}}, "full": {"env": {"workers": 24}}}
+        presets: ClassVar[dict[str, dict[str, Any]]] = {"small": {"train": {"num_epochs": 1}}, "full": {"env": {"workers": 24}}}
 
     assert resolve_preset(Env, "paper", explicit=True) == ("paper", {"env": {"workers": 24}, "evaluation": {"gate": "strict"}})
     # an env (or an old plugin) choosing "paper" automatically gets the full-size settings, not the paper's gate

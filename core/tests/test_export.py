@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 import re
 
 import pytest
@@ -51,9 +52,9 @@ def test_an_existing_different_file_needs_force_and_is_backed_up(tmp_path):
     assert again.unchanged and not again.replaced
     with pytest.raises(ConfigError, match="--force"):
         export(SKILL + "- New rule.\n", target="agents", name="puzzles", description="Word puzzles.", project=tmp_path)
-    before = open(first.path).read()
+    before = Path(first.path).read_text()
     forced = export(SKILL + "- New rule.\n", target="agents", name="puzzles", description="Word puzzles.", project=tmp_path, force=True)
-    assert forced.replaced and open(forced.backup).read() == before and "- New rule." in open(forced.path).read()
+    assert forced.replaced and Path(forced.backup).read_text() == before and "- New rule." in Path(forced.path).read_text()
 
 
 @pytest.mark.parametrize("bad", ["Puzzles", "-puzzles", "puz--zles", "puzzles-", "a" * 65, "../escape", ""])
@@ -73,4 +74,4 @@ def test_user_level_install_and_project_only_targets(tmp_path, monkeypatch):
 def test_a_secret_in_the_skill_is_not_exported(tmp_path):
     secret = "sk-proj-" + "A" * 40
     done = export(SKILL + f"- Use key {secret}\n", target="agents", name="puzzles", description="Word puzzles.", project=tmp_path)
-    assert secret not in open(done.path).read()
+    assert secret not in Path(done.path).read_text()

@@ -11,6 +11,8 @@ reference run on threads, with the same ledger.
 
 from __future__ import annotations
 
+from typing import ClassVar
+
 import itertools
 import json
 import pickle
@@ -50,7 +52,7 @@ class LoopbackExecutor(Executor):
 
     name = "loopback"
     spec: WorkerSpec | None = None
-    seen_workers: set = set()
+    seen_workers: ClassVar[set[str]] = set()
 
     def start(self, job):
         super().start(job)

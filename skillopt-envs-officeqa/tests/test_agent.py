@@ -42,7 +42,7 @@ def table_reader(request):
         line = int(re.search(r"^\s*(\d+): Table", last_user(request), re.M).group(1))
         return f"<tool>read(path='{file}', start={line}, limit=20)</tool>"
     label = month.group(1)[:3]
-    row = next(l for l in last_user(request).splitlines() if re.search(rf"\d+: {label}\w*\.? {month.group(2)}", l))
+    row = next(line for line in last_user(request).splitlines() if re.search(rf"\d+: {label}\w*\.? {month.group(2)}", line))
     return f"The Total column gives it.\n<answer>{row.split()[-1]}</answer>"
 
 
@@ -120,7 +120,7 @@ def test_oracle_mode_is_one_call_over_the_gold_page(scripted_client):
     def reader(request):
         prompts.append(request.messages[1].content)
         month = re.search(r"in (\w+) (\d{4}), in millions", request.messages[1].content)
-        row = next(l for l in request.messages[1].content.splitlines() if l.startswith(f"| {month.group(1)[:3]}") and month.group(2) in l)
+        row = next(line for line in request.messages[1].content.splitlines() if line.startswith(f"| {month.group(1)[:3]}") and month.group(2) in line)
         return f"<answer>{row.strip('| ').split(' | ')[-1]}</answer>"
 
     rollout = env.rollout(task, "", scripted_client(reader), RolloutContext())

@@ -70,7 +70,7 @@ def test_shipped_manifest_is_the_upstream_split():
 def fake_release(root, manifest_splits, style="verified"):
     """A Verified-400-shaped folder holding just the tasks named in a small manifest."""
     items = []
-    for split, entries in manifest_splits.items():
+    for _split, entries in manifest_splits.items():
         for e in entries:
             items.append(item(e["id"], e["instruction_type"]))
             make_case_files(root / "spreadsheet" / e["id"], e["id"], style)

@@ -6,6 +6,7 @@ import json
 import os
 import time
 from datetime import datetime, timedelta, timezone
+from typing import Any, ClassVar
 
 from skillopt_sleep import hook
 from skillopt_sleep.experiments.transcripts import Event, write_claude
@@ -14,7 +15,7 @@ from skillopt_sleep.experiments.transcripts import Event, write_claude
 class FakePopen:
     """Stands in for the detached child: records how it would have been started."""
 
-    started: list = []
+    started: ClassVar[list[Any]] = []
 
     def __init__(self, argv, **kw):
         FakePopen.started.append((argv, kw))

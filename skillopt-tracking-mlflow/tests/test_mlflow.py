@@ -4,6 +4,7 @@ store (SQLite), read back with ``MlflowClient``."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
@@ -66,9 +67,9 @@ def test_a_run_is_logged_with_params_metrics_and_artifacts_and_a_resume_adds_not
     assert {a.path for a in client.list_artifacts(run_id, "skills")} == \
         {"skills/skill_v0000.md"} | {f"skills/skill_v{h['step']:04d}.md" for h in history}  # the initial skill too
     initial = client.download_artifacts(run_id, "skills/skill_v0000.md", str(tmp_path / "initial"))
-    assert open(initial, encoding="utf-8").read() == (out / "skills" / "skill_v0000.md").read_text()
+    assert Path(initial).read_text(encoding="utf-8") == (out / "skills" / "skill_v0000.md").read_text()
     local = client.download_artifacts(run_id, "best_skill.md", str(tmp_path / "download"))
-    assert open(local, encoding="utf-8").read() == (out / "best_skill.md").read_text()
+    assert Path(local).read_text(encoding="utf-8") == (out / "best_skill.md").read_text()
 
     again = run_cli(*args)  # the finished run again: the engine replays its steps to the observers
     assert again.exit_code == 0, again.output

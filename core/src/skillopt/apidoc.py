@@ -11,7 +11,7 @@ from __future__ import annotations
 import enum
 import inspect
 import re
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -55,12 +55,12 @@ def _type(tp: Any) -> str:
     return text.replace("NoneType", "None").replace("|", "or")
 
 
-def _default(field: attrs.Attribute) -> str:
+def _default(field: attrs.Attribute[Any]) -> str:
     default = field.default
     if default is attrs.NOTHING:
         return "required"
     if isinstance(default, attrs.Factory):  # type: ignore[arg-type]
-        default = default.factory()
+        default = cast(Any, default).factory()
     text = repr(default)
     return f"`{text}`" if len(text) <= 40 else "`…`"
 
@@ -113,8 +113,10 @@ def _class(name: str, cls: type) -> list[str]:
         lines += [f"| `{n}` | {d} |" for n, d in attrs_rows]
         lines.append("")
     methods = []
+    # a Protocol's __init__ is typing's placeholder; a callable protocol is described by its __call__
+    dunder = "__call__" if getattr(cls, "_is_protocol", False) else "__init__"
     for mname, member in vars(cls).items():
-        if mname.startswith("_") and mname != "__init__":
+        if mname.startswith("_") and mname != dunder:
             continue
         func = member.__func__ if isinstance(member, (classmethod, staticmethod)) else member
         if not inspect.isfunction(func):

@@ -68,7 +68,7 @@ class Backend(abc.ABC):
     #: ``self.settings.config``
     Config: ClassVar[type | None] = None
 
-    def __init__(self, settings: BackendSettings):
+    def __init__(self, settings: BackendSettings) -> None:
         """``settings``: the role's resolved settings (kept as ``self.settings``)."""
         self.settings = settings
 

@@ -13,6 +13,8 @@ the skill's canonical text are not shown as lines).
 
 from __future__ import annotations
 
+from typing import Any
+
 import json
 from pathlib import Path
 
@@ -64,7 +66,7 @@ def _versions(run: Path) -> list[tuple[int, list[str]]]:
     return out
 
 
-def _step_edits(run: Path, step: int) -> list[dict]:
+def _step_edits(run: Path, step: int) -> list[dict[str, Any]]:
     """The step's edits with their measured effect, or its applied edits unmeasured."""
     step_dir = run / "steps" / f"step_{step:04d}"
     found = step_attribution(run, step)
@@ -79,7 +81,7 @@ def _step_edits(run: Path, step: int) -> list[dict]:
         return []
 
 
-def step_attribution(run: Path, step: int) -> dict | None:
+def step_attribution(run: Path, step: int) -> dict[str, Any] | None:
     """A step's saved attribution as data (None when the step has none)."""
     try:
         data = json.loads((Path(run) / "steps" / f"step_{step:04d}" / "attribution.json").read_text(encoding="utf-8"))
@@ -89,7 +91,7 @@ def step_attribution(run: Path, step: int) -> dict | None:
     return result if isinstance(result, dict) else None
 
 
-def _owner(edits: list[dict], line: str) -> dict | None:
+def _owner(edits: list[dict[str, Any]], line: str) -> dict[str, Any] | None:
     wanted = " ".join(line.split())
     for edit in edits:
         if wanted and wanted in " ".join(str(edit.get("content") or "").split()):

@@ -12,7 +12,7 @@ import json
 import threading
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TYPE_CHECKING
 
 import attrs
 
@@ -20,6 +20,10 @@ from skillopt.config.schema import EnvConfig
 from skillopt.errors import ConfigError
 from skillopt.records import CompletionRequest, Message, Rollout, Score, Task
 from skillopt.skillfolder import SkillFolder, render_inline, render_installed, skill_of
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
+    from skillopt.records import Completion
 
 SPLITS = ("train", "val", "test")
 SPLIT_ALIASES = {"valid_seen": "val", "selection": "val", "validation": "val", "valid_unseen": "test"}
@@ -55,7 +59,7 @@ class ChatModel(abc.ABC):
     """What an env's ``rollout`` receives: something that completes requests."""
 
     @abc.abstractmethod
-    def complete(self, request: CompletionRequest):
+    def complete(self, request: CompletionRequest) -> Completion:
         """Answer one request with a :class:`~skillopt.records.Completion` (raise on provider errors)."""
 
 
@@ -103,9 +107,9 @@ class Env(abc.ABC):
     #: ``env:`` keys of microsoft/SkillOpt's YAML configs that this env reads under another
     #: name (the value), does without (None), or does without at these values only (a
     #: tuple; another value is refused by name); see ``docs/upstream-configs.md``
-    upstream_keys: ClassVar[dict[str, str | tuple | None]] = {}
+    upstream_keys: ClassVar[dict[str, str | tuple[Any, ...] | None]] = {}
 
-    def __init__(self, config: EnvConfig | None = None):
+    def __init__(self, config: EnvConfig | None = None) -> None:
         """``config``: the ``[env]`` section (an instance of ``Config``); None = its defaults."""
         self.config = config if config is not None else self.Config()
         self._tasks: dict[str, list[Task]] = {}
@@ -168,9 +172,11 @@ class Env(abc.ABC):
         """All tasks of ``split``, in a stable order, from :meth:`data_source`."""
         source = self.data_source()
         if source.kind == "split_dir":
+            assert source.path is not None, "a split_dir source has a path"
             path = split_file(source.path, split)
             return self.tasks_from_rows(read_rows(path), split, str(path))
         if source.kind == "data_path":
+            assert source.path is not None, "a data_path source has a path"
             return self.load_data_path(source.path, split)
         if source.kind == "real":
             return self.load_real(source, split)
@@ -236,7 +242,7 @@ class Env(abc.ABC):
             items = items[: self.config.limit]
         return items
 
-    def package_files(self):
+    def package_files(self) -> Traversable:
         """The folder holding the env's module: its package data (``initial.md``, ``prompts/``)."""
         module = type(self).__module__
         try:
@@ -252,7 +258,7 @@ class Env(abc.ABC):
         if self.config.skill_init:
             return read_skill(Path(self.config.skill_init).expanduser(), "env.skill_init")
         try:
-            return self.package_files().joinpath("initial.md").read_text(encoding="utf-8")
+            return str(self.package_files().joinpath("initial.md").read_text(encoding="utf-8"))
         except (FileNotFoundError, NotADirectoryError):
             return ""
 
@@ -273,7 +279,7 @@ class Env(abc.ABC):
 
         Package data does not change during a run: each prompt is read once per env, not
         once per optimizer call."""
-        read = self.__dict__.setdefault("_prompts_read", {})
+        read: dict[str, str | None] = self.__dict__.setdefault("_prompts_read", {})
         if name not in read:
             try:
                 node = self.package_files().joinpath("prompts", f"{name}.md")

@@ -7,6 +7,8 @@ transient) and re-asking (schema). Messages must never contain a secret.
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class SkillOptError(Exception):
     """Base class: an error with a message meant for the user."""
@@ -31,7 +33,7 @@ class BackendError(SkillOptError):
 
     retryable = False
 
-    def __init__(self, message: str, *, backend: str = "", status: int | None = None):
+    def __init__(self, message: str, *, backend: str = "", status: int | None = None) -> None:
         super().__init__(message)
         self.backend = backend
         self.status = status
@@ -57,7 +59,7 @@ class RateLimitError(BackendError):
 
     retryable = True
 
-    def __init__(self, message: str, *, retry_after: float | None = None, **kw):
+    def __init__(self, message: str, *, retry_after: float | None = None, **kw: Any) -> None:
         super().__init__(message, **kw)
         self.retry_after = retry_after
 

@@ -11,19 +11,41 @@ is an error naming both. Every hook is documented in ``docs/plugin-hooks.md``.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 import pluggy
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    import typer
+
+    from skillopt.backends import Backend
+    from skillopt.engine.observers import RunInfo
+    from skillopt.envs import Env
+    from skillopt.executors import Executor
+    from skillopt.gates import Gate
+    from skillopt.harvesters import Harvester
+    from skillopt.policies import EditPolicy
+    from skillopt.records import StepRecord
+    from skillopt.results import RunSummary
+    from skillopt.strategies import Sampler, Strategy
 
 hookspec = pluggy.HookspecMarker("skillopt")
 hookimpl = pluggy.HookimplMarker("skillopt")
 
+_Component = TypeVar("_Component", contravariant=True)
+
+
+class Register(Protocol[_Component]):
+    """The ``register`` callback of a ``skillopt_register_*`` hook, for the component kind
+    it registers (``Register[type[Env]]`` takes env classes)."""
+
+    def __call__(self, obj: _Component, /, *, name: str | None = None, aliases: Sequence[str] = (),
+                 summary: str | None = None) -> None: ...
+
 
 @hookspec
-def skillopt_register_envs(register: Callable[..., None]) -> None:
+def skillopt_register_envs(register: Register[type[Env]]) -> None:
     """Register benchmark environments (subclasses of :class:`skillopt.envs.Env`).
 
     :param register: call ``register(EnvClass, aliases=("short",))`` once per env.
@@ -31,7 +53,7 @@ def skillopt_register_envs(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def skillopt_register_backends(register: Callable[..., None]) -> None:
+def skillopt_register_backends(register: Register[type[Backend]]) -> None:
     """Register model backends (subclasses of :class:`skillopt.backends.Backend`).
 
     :param register: call ``register(BackendClass)`` once per backend.
@@ -39,7 +61,7 @@ def skillopt_register_backends(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def skillopt_register_edit_policies(register: Callable[..., None]) -> None:
+def skillopt_register_edit_policies(register: Register[type[EditPolicy]]) -> None:
     """Register edit policies (subclasses of :class:`skillopt.policies.EditPolicy`),
     selected by ``optimizer.skill_update_mode``.
 
@@ -48,7 +70,7 @@ def skillopt_register_edit_policies(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def skillopt_register_gates(register: Callable[..., None]) -> None:
+def skillopt_register_gates(register: Register[type[Gate]]) -> None:
     """Register validation gates (subclasses of :class:`skillopt.gates.Gate`),
     selected by ``evaluation.gate``.
 
@@ -57,7 +79,7 @@ def skillopt_register_gates(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def skillopt_register_harvesters(register: Callable[..., None]) -> None:
+def skillopt_register_harvesters(register: Register[type[Harvester]]) -> None:
     """Register transcript harvesters for ``skillopt sleep``
     (subclasses of :class:`skillopt.harvesters.Harvester`).
 
@@ -66,7 +88,7 @@ def skillopt_register_harvesters(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def skillopt_register_executors(register: Callable[..., None]) -> None:
+def skillopt_register_executors(register: Register[type[Executor]]) -> None:
     """Register executors (subclasses of :class:`skillopt.executors.Executor`), selected
     by ``engine.executor``: where the engine runs rollouts (``threads``, built in: threads
     of this process; a plugin: other processes or machines).
@@ -76,17 +98,19 @@ def skillopt_register_executors(register: Callable[..., None]) -> None:
 
 
 @hookspec
-def skillopt_register_strategies(register: Callable[..., None]) -> None:
+def skillopt_register_strategies(register: Register[type[Strategy] | type[Sampler]]) -> None:
     """Register search strategies (subclasses of :class:`skillopt.strategies.Strategy`),
     selected by ``search.strategy``: which skill each step branches from and which gated
-    skills are kept (``hill``: one current skill, the default; ``pareto``: a pool).
+    skills are kept (``hill``: one current skill, the default; ``pareto``: a pool), and
+    proposal samplers (subclasses of :class:`skillopt.strategies.Sampler`), selected by
+    ``search.sampler``.
 
-    :param register: call ``register(StrategyClass)`` once per strategy.
+    :param register: call ``register(StrategyClass)`` once per strategy or sampler.
     """
 
 
 @hookspec
-def skillopt_register_commands(app: Any) -> None:
+def skillopt_register_commands(app: typer.Typer) -> None:
     """Attach CLI commands to the root ``skillopt`` typer app.
 
     Called at every CLI start, so the implementing module must import nothing heavy
@@ -97,7 +121,7 @@ def skillopt_register_commands(app: Any) -> None:
 
 
 @hookspec
-def skillopt_run_started(run: Any, config: Any) -> None:
+def skillopt_run_started(run: RunInfo, config: Any) -> None:
     """Observer: a training run (``skillopt run``, ``run.mode == "train"``) or an
     evaluation (``skillopt eval``, ``"eval"``) starts, or an interrupted run resumes
     (``run.resumed``; its finished steps are then fired again with ``step_finished``).
@@ -110,7 +134,7 @@ def skillopt_run_started(run: Any, config: Any) -> None:
 
 
 @hookspec
-def skillopt_step_finished(run: Any, step: Any, config: Any) -> None:
+def skillopt_step_finished(run: RunInfo, step: StepRecord, config: Any) -> None:
     """Observer: one training step finished and its files are written (on a resume,
     also each step finished before the interruption; key on ``step.step``).
 
@@ -122,7 +146,7 @@ def skillopt_step_finished(run: Any, step: Any, config: Any) -> None:
 
 
 @hookspec
-def skillopt_run_finished(run: Any, summary: Any, config: Any) -> None:
+def skillopt_run_finished(run: RunInfo, summary: RunSummary | dict[str, Any], config: Any) -> None:
     """Observer: the run ended (finished, or stopped by a budget, an outage, an
     optimizer that could not reflect, truncated target replies).
 
@@ -135,6 +159,7 @@ def skillopt_run_finished(run: Any, summary: Any, config: Any) -> None:
 
 
 __all__ = [
+    "Register",
     "hookimpl",
     "hookspec",
     "skillopt_register_backends",

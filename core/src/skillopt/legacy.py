@@ -12,7 +12,7 @@ read instead (see docs/plugin-hooks.md, "Changes for plugins").
 from __future__ import annotations
 
 import warnings
-from typing import Any
+from typing import Any, cast
 
 import attrs
 
@@ -31,7 +31,8 @@ class MappingReads:
                       DeprecationWarning, stacklevel=3)
 
     def _names(self) -> list[str]:
-        return [f.name for f in attrs.fields(type(self))]
+        # a mixin: the class it is mixed into is an attrs class
+        return [f.name for f in attrs.fields(cast("type[attrs.AttrsInstance]", type(self)))]
 
     def __getitem__(self, key: str) -> Any:
         self._deprecated(f"{{}}[{key!r}]", key if key in self._names() else None)

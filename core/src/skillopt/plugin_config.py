@@ -12,11 +12,14 @@ defaults, so ``skillopt config show`` shows every key that shapes a run.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
 from skillopt.errors import ConfigError, PluginError
+
+if TYPE_CHECKING:
+    from skillopt.config.schema import RunConfig
 
 #: config section -> registry kind (``observers`` are hook modules, not components)
 SECTIONS = {"gates": "gates", "edit_policies": "edit_policies", "backends": "backends", "observers": "observers",
@@ -102,7 +105,7 @@ def check_tracking(names: list[str]) -> None:
             raise ConfigError(f"tracking: no observer named {name!r} is installed (installed: {hint})")
 
 
-def settings_for(cfg, section: str, name: str, cls: type | None) -> Any:
+def settings_for(cfg: RunConfig, section: str, name: str, cls: type | None) -> Any:
     """The typed settings of one plugin for a resolved run config (None if it has no Config)."""
     if cls is None or not attrs.has(cls):
         return None

@@ -15,12 +15,15 @@ import sys
 import threading
 import traceback
 from importlib import import_module, metadata
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 import pluggy
 
 from skillopt import hookspecs
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 GROUPS = {
     "envs": "skillopt.envs",
@@ -131,7 +134,8 @@ def is_disabled(ep: EntryPointInfo) -> bool:
 class PluginHost:
     """A pluggy manager plus the bookkeeping pluggy does not do for us."""
 
-    def __init__(self, *, warn=None):
+    def __init__(self, *, warn: Callable[[str, str], None] | None = None) -> None:
+        """``warn(message, details)``: how an import failure is reported (default: stderr)."""
         self.pm = pluggy.PluginManager("skillopt")
         self.pm.add_hookspecs(hookspecs)
         self.providers: dict[str, EntryPointInfo | None] = {}

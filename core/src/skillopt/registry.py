@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import difflib
 import threading
-from typing import Any
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from skillopt.errors import PluginError
 from skillopt.plugins import GROUPS, KIND_LABEL, EntryPointInfo, PluginHost, declared, get_host, is_disabled
+
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
 
 HOOKS = {
     "envs": "skillopt_register_envs",
@@ -43,7 +47,7 @@ class Component:
 
 
 class Registry:
-    def __init__(self, host: PluginHost):
+    def __init__(self, host: PluginHost) -> None:
         self.host = host
         self._components: dict[str, dict[str, Component]] = {kind: {} for kind in HOOKS}
         self._collected: set[tuple[str, str]] = set()
@@ -67,8 +71,8 @@ class Registry:
         for name, _plugin in self.host.pm.list_name_plugin():
             self._collect_plugin(kind, name)
 
-    def _register_fn(self, kind: str, plugin_name: str, ep: EntryPointInfo | None):
-        def register(obj: Any, *, name: str | None = None, aliases: tuple[str, ...] | list[str] = (), summary: str | None = None) -> None:
+    def _register_fn(self, kind: str, plugin_name: str, ep: EntryPointInfo | None) -> Register[Any]:
+        def register(obj: Any, *, name: str | None = None, aliases: Sequence[str] = (), summary: str | None = None) -> None:
             comp_name = name or getattr(obj, "name", "") or ""
             if not comp_name:
                 raise PluginError(f"{plugin_name}: registered a {KIND_LABEL[kind]} without a name")

@@ -11,7 +11,12 @@ so text a plugin escaped with :func:`rich.markup.escape` still prints exactly.
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import re
+
+if TYPE_CHECKING:
+    from rich.text import Text
 
 #: the style tags a message may use (``[bold]…[/bold]``, ``[/]`` closes the last one);
 #: any other bracketed text prints as written
@@ -21,7 +26,7 @@ STYLES = frozenset({"bold", "dim", "italic", "red", "green", "yellow", "bold red
 _TAG = re.compile(r"(\\*)\[([a-z#/@][^[]*?)]")
 
 
-def styled(message: str, style: str = ""):
+def styled(message: str, style: str = "") -> Text:
     """``message`` as rich Text: our style tags applied, everything else literal.
 
     A closing tag with no opening one, or a style tag that is not ours, prints as typed
@@ -52,7 +57,7 @@ def styled(message: str, style: str = ""):
     return text
 
 
-def _close(text, opened: list[tuple[str, int]], name: str) -> bool:
+def _close(text: Text, opened: list[tuple[str, int]], name: str) -> bool:
     """Close the innermost open ``name`` (any, for ``[/]``); False when none is open."""
     for index in range(len(opened) - 1, -1, -1):
         if not name or opened[index][0] == name:
@@ -62,7 +67,7 @@ def _close(text, opened: list[tuple[str, int]], name: str) -> bool:
     return False
 
 
-def literal(text: str, style: str = ""):
+def literal(text: str, style: str = "") -> Text:
     """``text`` as rich Text with nothing in it read as markup (data: paths, ids, cells)."""
     from rich.text import Text
 
@@ -74,7 +79,7 @@ def plain(message: str) -> str:
     return styled(message).plain
 
 
-def escape_help(command) -> None:
+def escape_help(command: Any) -> None:  # a click command of typer's vendored click (private) or click's
     """Make the help of a click command tree literal for typer's rich help.
 
     typer parses every help text as rich markup (``rich_markup_mode="rich"``, its default
@@ -94,7 +99,7 @@ def escape_help(command) -> None:
                 setattr(cmd, attr, escape(getattr(cmd, attr)))
         for param in cmd.params:
             if getattr(param, "help", None):
-                param.help = escape(param.help)
+                param.help = escape(param.help or "")
 
 
 __all__ = ["STYLES", "escape_help", "literal", "plain", "styled"]

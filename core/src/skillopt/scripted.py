@@ -15,13 +15,17 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from skillopt.backends import Backend, BackendSettings
 from skillopt.hookspecs import hookimpl
 from skillopt.records import Completion, CompletionRequest, Usage
 
-Reply = str | dict | list | BaseException
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
+
+
+Reply = str | dict[str, Any] | list[Any] | BaseException
 Script = Callable[[CompletionRequest], Reply]
 
 
@@ -49,7 +53,7 @@ def request_text(request: CompletionRequest) -> str:
     return "\n".join(f"[{m.role}] {m.content}" for m in request.messages)
 
 
-def read_rules(path: Path) -> list[dict]:
+def read_rules(path: Path) -> list[dict[str, Any]]:
     """The rules of a rules file: a JSON list of ``{"stage", "match", "reply"}`` objects.
 
     ``stage`` is a stage name (``rollout``, ``reflect``, ``merge``, ``select``, ``apply``,
@@ -77,7 +81,8 @@ def rules_script(path: Path) -> Script:
             if rule.get("stage", "*") not in ("*", request.stage):
                 continue
             if re.search(rule.get("match", ""), text, re.DOTALL):
-                return rule["reply"]
+                reply: Reply = rule["reply"]
+                return reply
         return default_script(request)
 
     return script
@@ -85,7 +90,8 @@ def rules_script(path: Path) -> Script:
 
 def default_script(request: CompletionRequest) -> Reply:
     if request.json_schema is not None:
-        return minimal_instance(request.json_schema)
+        instance: dict[str, Any] = minimal_instance(request.json_schema)
+        return instance
     return "scripted reply"
 
 
@@ -98,7 +104,7 @@ class ScriptedBackend(Backend):
     auto_priority = None
     small_model = True  # stands in for the embedded model in tests: envs pick ``small``
 
-    def __init__(self, settings: BackendSettings | None = None, script: Script | None = None):
+    def __init__(self, settings: BackendSettings | None = None, script: Script | None = None) -> None:
         super().__init__(settings or BackendSettings(name="scripted", model="scripted"))
         rules = self.settings.options.get("rules")
         self.script = script or (rules_script(Path(rules)) if rules else default_script)
@@ -126,7 +132,7 @@ class ScriptedBackend(Backend):
     def list_price(self, usage: Usage) -> float:
         return 0.0  # not a model: free
 
-    def identity(self) -> dict:
+    def identity(self) -> dict[str, Any]:
         """The rules file's content is part of the cache identity: editing the rules must
         not replay answers cached under the old ones."""
         ident = super().identity()
@@ -146,5 +152,5 @@ class ScriptedBackend(Backend):
 
 
 @hookimpl
-def skillopt_register_backends(register):
+def skillopt_register_backends(register: Register[type[Backend]]) -> None:
     register(ScriptedBackend)

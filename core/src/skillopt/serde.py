@@ -65,7 +65,8 @@ def make_converter(*, strict: bool) -> cattrs.Converter:
     conv.register_unstructure_hook_factory(
         _has_omitted_fields,
         lambda cls: make_dict_unstructure_fn(
-            cls, conv, **{f.name: override(omit_if_default=True) for f in attrs.fields(cls) if f.metadata.get(OMIT_IF_DEFAULT)}
+            # per-field overrides are **kwargs beside its flags (mypy matches them against the flags)
+            cls, conv, **{f.name: override(omit_if_default=True) for f in attrs.fields(cls) if f.metadata.get(OMIT_IF_DEFAULT)}  # type: ignore[arg-type]
         ),
     )
     return conv

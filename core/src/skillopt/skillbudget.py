@@ -11,7 +11,12 @@ tokenizer happens to be installed.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import math
+
+if TYPE_CHECKING:
+    from skillopt.records import Edit
 
 CHARS_PER_TOKEN = 4
 
@@ -43,6 +48,6 @@ def budget_note(skill: str, max_tokens: int) -> str:
     return head + f" {room} tokens remain: keep additions short, merge overlapping rules; a candidate over budget is refused."
 
 
-def shortens(edit) -> bool:
+def shortens(edit: Edit) -> bool:
     """An edit that makes the skill shorter (a delete, or a replace with shorter text)."""
     return edit.op == "delete" or (edit.op == "replace" and len(edit.content) < len(edit.target))

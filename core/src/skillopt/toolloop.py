@@ -14,11 +14,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
 from skillopt.records import CompletionRequest, Message, Turn, TurnKind, Usage
+
+if TYPE_CHECKING:
+    import threading
+    from skillopt.envs import ChatModel
 
 #: a reply longer than this is not searched for a JSON call (no quadratic scans)
 MAX_REPLY_CHARS = 20_000
@@ -103,7 +107,7 @@ def parse_reply(text: str) -> ToolCall | str | None:
 
 
 def run_tool_loop(
-    model,
+    model: ChatModel,
     *,
     system: str,
     user: str,
@@ -113,7 +117,7 @@ def run_tool_loop(
     temperature: float | None = None,
     seed: int | None = None,
     parse: Callable[[str], ToolCall | str | None] = parse_reply,
-    cancel=None,
+    cancel: threading.Event | None = None,
 ) -> ToolLoopResult:
     """Run the target until it answers or ``max_turns`` replies were spent.
 

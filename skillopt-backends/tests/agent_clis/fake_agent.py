@@ -106,7 +106,7 @@ FAILURES = {
 
 
 def locked(path: Path):
-    handle = open(path.with_suffix(".lock"), "a+")
+    handle = open(path.with_suffix(".lock"), "a+")  # noqa: SIM115 - held (locked) until the caller closes it
     fcntl.flock(handle, fcntl.LOCK_EX)
     return handle
 

@@ -29,7 +29,7 @@ class LlamaCppServer:
         self.threads = threads
         self.proc: subprocess.Popen | None = None
         # A file, not a pipe: an unread pipe fills up and blocks the server's logging.
-        self.log = tempfile.TemporaryFile()
+        self.log = tempfile.TemporaryFile()  # noqa: SIM115 - the server's log for its lifetime; closed in stop()
 
     @property
     def base_url(self) -> str:

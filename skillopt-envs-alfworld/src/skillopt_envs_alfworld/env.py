@@ -34,7 +34,7 @@ class AlfworldEnv(Env):
     """Multi-step household text games (ALFWorld's six task types), one call per step."""
 
     name = "alfworld"
-    upstream_keys = {"max_api_workers": None}  # calls are bounded by model.max_in_flight
+    upstream_keys: ClassVar[dict[str, str | tuple[Any, ...] | None]] = {"max_api_workers": None}  # calls are bounded by model.max_in_flight
     summary = "household text games (ALFWorld's six task types), multi-step; generated sample bundled"
     Config = AlfworldConfig
     presets: ClassVar[dict[str, dict[str, Any]]] = PRESETS

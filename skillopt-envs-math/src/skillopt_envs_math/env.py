@@ -48,7 +48,7 @@ class LiveMathEnv(Env):
     """LiveMathematicianBench-style multiple-choice mathematics (A–G), one call per item."""
 
     name = "livemath"
-    upstream_keys = {"max_turns": None}  # one call per item
+    upstream_keys: ClassVar[dict[str, str | tuple[Any, ...] | None]] = {"max_turns": None}  # one call per item
     summary = "multiple-choice theorem questions (LiveMathematicianBench); generated sample bundled"
     Config = LiveMathConfig
     presets: ClassVar[dict[str, dict[str, Any]]] = PRESETS

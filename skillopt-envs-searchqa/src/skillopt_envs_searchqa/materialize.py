@@ -77,7 +77,7 @@ def rows_from_local(path: Path) -> Iterator[Mapping[str, Any]]:
         text = file.read_text(encoding="utf-8")
         try:
             if file.suffix == ".jsonl":
-                for n, line in enumerate(text.splitlines(), 1):
+                for _n, line in enumerate(text.splitlines(), 1):
                     if line.strip():
                         yield json.loads(line)
             else:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import attrs
 from attrs import validators as v
@@ -47,7 +47,7 @@ class SpreadsheetEnv(Env):
     on several test cases."""
 
     name = "spreadsheetbench"
-    upstream_keys = {"data_root": "data_path"}  # the Verified-400 folder
+    upstream_keys: ClassVar[dict[str, str | tuple[Any, ...] | None]] = {"data_root": "data_path"}  # the Verified-400 folder
     summary = "SpreadsheetBench: Python/openpyxl code edits workbooks, graded by the official cell comparator"
     Config = SpreadsheetConfig
     presets = PRESETS

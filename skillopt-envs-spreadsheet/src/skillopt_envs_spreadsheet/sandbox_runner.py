@@ -114,10 +114,10 @@ def drop_capabilities() -> str:
     nnp = libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) == 0
 
     class Header(ctypes.Structure):
-        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+        _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]  # noqa: RUF012 - ctypes reads the class attribute
 
     class Data(ctypes.Structure):
-        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+        _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]  # noqa: RUF012 - ctypes reads the class attribute
 
     header, data = Header(0x20080522, 0), (Data * 2)()
     ok = libc.capset(ctypes.byref(header), data) == 0

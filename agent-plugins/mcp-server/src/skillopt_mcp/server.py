@@ -44,7 +44,7 @@ def tool_definitions(types) -> list:
             fields["annotations"] = annotations
         try:
             tools.append(types.Tool(**fields))
-        except Exception:  # an old 1.x SDK without ``title``
+        except Exception:  # noqa: BLE001 - an old 1.x SDK without ``title`` (its error type varies)
             fields.pop("title")
             tools.append(types.Tool(**fields))
     return tools

@@ -28,7 +28,7 @@ async def call_tool(name: str, arguments: Any) -> str:
         return await _call(name, arguments)
     except ToolFailure as failure:
         raise ToolFailure(redact_message(str(failure))[:MESSAGE_LIMIT]) from None
-    except Exception as exc:  # a bug here: say what, without a traceback or a secret
+    except Exception as exc:  # noqa: BLE001 - a bug here: say what, without a traceback or a secret
         message = redact_message(f"internal error in skillopt-mcp ({type(exc).__name__}): {exc}")[:MESSAGE_LIMIT]
         sys.stderr.write(message + "\n")
         raise ToolFailure(message) from None

@@ -34,7 +34,7 @@ def request_key(identity: dict[str, Any], request: CompletionRequest) -> str:
 class CallCache:
     """A thread-safe SQLite store of ``key -> Completion``; one connection per thread."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
         try:
@@ -143,7 +143,8 @@ class CallCache:
         self._local = threading.local()
 
     def __len__(self) -> int:
-        return self._conn().execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+        count: int = self._conn().execute("SELECT COUNT(*) FROM calls").fetchone()[0]
+        return count
 
     def clear(self) -> int:
         n = len(self)

@@ -14,7 +14,7 @@ import json
 import threading
 from collections import defaultdict
 from pathlib import Path
-from typing import IO
+from typing import Any, IO
 
 import attrs
 
@@ -86,11 +86,11 @@ class UsageJournal:
     first three fields only). A torn last line (a kill mid-write) is skipped.
     """
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path) -> None:
         self.path = Path(path)
         self._fh: IO[str] | None = None
 
-    def lines(self) -> list[list]:
+    def lines(self) -> list[list[Any]]:
         from skillopt.fsio import read_json_lines
 
         out, damaged_lines = read_json_lines(self.path, lambda row: isinstance(row, list) and len(row) >= 3)
@@ -101,7 +101,7 @@ class UsageJournal:
             warn(f"{self.path}: {damaged} damaged line(s) skipped; the run's call and cost counters may be low by as much")
         return out
 
-    def write(self, row: list) -> None:
+    def write(self, row: list[Any]) -> None:
         if self._fh is None:
             self.path.parent.mkdir(parents=True, exist_ok=True)
             self._fh = open(self.path, "a", encoding="utf-8")  # noqa: SIM115 - held for the run
@@ -119,7 +119,7 @@ class Ledger:
     training step); raises :class:`BudgetExceeded` instead of sending a request once a
     limit is reached. Cache hits are counted but cost nothing."""
 
-    def __init__(self, *, max_cost_usd: float | None = None, max_calls: int | None = None, max_tokens: int | None = None):
+    def __init__(self, *, max_cost_usd: float | None = None, max_calls: int | None = None, max_tokens: int | None = None) -> None:
         self.max_cost_usd = max_cost_usd
         self.max_calls = max_calls
         self.max_tokens = max_tokens
@@ -145,7 +145,7 @@ class Ledger:
             if self._journal is not None:
                 self._journal.close()
 
-    def _apply(self, row: list) -> None:
+    def _apply(self, row: list[Any]) -> None:
         kind, key, scope = row[0], str(row[1]), str(row[2])
         values: dict[str, float]
         if kind == "b":
@@ -167,7 +167,7 @@ class Ledger:
         _add(self._stages[key], **values)
         _add(self._scopes[scope][key], **values)
 
-    def _log(self, row: list) -> None:
+    def _log(self, row: list[Any]) -> None:
         self._apply(row)
         if self._journal is not None:
             self._journal.write(row)
@@ -236,11 +236,12 @@ class Ledger:
 
     @staticmethod
     def _totals(stages: dict[str, dict[str, float]]) -> LedgerTotals:
-        typed = {}
+        typed: dict[str, StageTotals] = {}
         money = ("cost_usd", "cached_cost_usd")
         for key, values in stages.items():
-            ints = {k: int(v) for k, v in values.items() if k not in money}
-            typed[key] = StageTotals(**ints, **{k: round(float(values.get(k, 0.0)), 8) for k in money})
+            fields: dict[str, Any] = {k: int(v) for k, v in values.items() if k not in money}  # counts; money below
+            fields.update({k: round(float(values.get(k, 0.0)), 8) for k in money})
+            typed[key] = StageTotals(**fields)
         return LedgerTotals.of(typed)
 
     def headline(self) -> tuple[int, int, int, float]:

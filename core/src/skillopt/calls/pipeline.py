@@ -10,6 +10,8 @@ once for the waits that overlap it. Backends must disable their SDK's own retrie
 
 from __future__ import annotations
 
+from typing import Any
+
 import contextlib
 import random
 import threading
@@ -54,11 +56,11 @@ class RetryPolicy:
         if isinstance(error, RateLimitError) and error.retry_after is not None:
             return min(max(0.0, error.retry_after), self.max_retry_after_s) + rng.uniform(0.0, 0.1)
         exp = min(self.max_delay_s, self.base_delay_s * (2**attempt))
-        return exp * rng.uniform(1.0 - self.jitter, 1.0)
+        return float(exp * rng.uniform(1.0 - self.jitter, 1.0))
 
     def longest_wait(self, attempt: int) -> float:
         """The most retry ``attempt`` (0-based) can wait, whatever the provider asks."""
-        return max(min(self.max_delay_s, self.base_delay_s * (2**attempt)), self.max_retry_after_s + 0.1)
+        return float(max(min(self.max_delay_s, self.base_delay_s * (2**attempt)), self.max_retry_after_s + 0.1))
 
 
 #: waits shorter than this are not worth a line on the console
@@ -100,14 +102,15 @@ class ModelClient:
         cancel: threading.Event | None = None,
         sleep: Callable[[float], None] | None = None,
         seed: int = 0,
-    ):
+    ) -> None:
         self.backend = backend
         self.role = role
         self.ledger = ledger or Ledger()
         self.cache = cache if cache_mode != "off" else None
         self.cache_mode = cache_mode
         self.identity = backend.identity()
-        self.limiter = shared_limiter(self.endpoint_key, max_in_flight)
+        #: the calls in flight to this endpoint (a worker's client: its own local limit)
+        self.limiter: contextlib.AbstractContextManager[Any] = shared_limiter(self.endpoint_key, max_in_flight)
         self.retry = retry
         self.schema_retries = schema_retries
         self.pricer = pricer
@@ -189,7 +192,7 @@ class ModelClient:
 
     def _effective(self, request: CompletionRequest) -> CompletionRequest:
         s = self.backend.settings
-        changes = {"role": self.role}
+        changes: dict[str, Any] = {"role": self.role}
         if s.temperature is not None:
             changes["temperature"] = s.temperature
         if s.max_tokens is not None:
@@ -343,5 +346,5 @@ class StageClient:
     def in_lane(self, scope: str, priority: Any = 0) -> StageClient:
         return StageClient(self.client, self.label, scope=scope, priority=priority)
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self.client, name)

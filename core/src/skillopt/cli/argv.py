@@ -8,9 +8,14 @@ so both spellings mean the same here.
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import sys
 
 from typer.core import TyperGroup
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
 
 MULTI_VALUE_OPTIONS = ("--cfg-options",)
 
@@ -43,6 +48,6 @@ def expand_multi_values(args: list[str]) -> list[str]:
 class UpstreamArgvGroup(TyperGroup):
     """The root ``skillopt`` group: argv rewritten by :func:`expand_multi_values` first."""
 
-    def main(self, args=None, *rest, **kwargs):  # noqa: ANN001 - click's signature
+    def main(self, args: Sequence[str] | None = None, *rest: Any, **kwargs: Any) -> Any:
         args = list(sys.argv[1:] if args is None else args)
         return super().main(expand_multi_values(args), *rest, **kwargs)

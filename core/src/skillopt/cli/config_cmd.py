@@ -77,7 +77,7 @@ def keys(as_json: JsonOpt = False) -> None:
     Console().print(table)
 
 
-def to_toml(data: dict, prefix: str = "") -> str:
+def to_toml(data: dict[str, Any], prefix: str = "") -> str:
     """A TOML rendering of config data that ``--config`` can read back (None = commented out)."""
     import json
 
@@ -97,7 +97,7 @@ def to_toml(data: dict, prefix: str = "") -> str:
     return "\n".join(out)
 
 
-def _toml_value(value, json) -> str:
+def _toml_value(value: Any, json: ModuleType) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, (int, float)):
@@ -106,4 +106,4 @@ def _toml_value(value, json) -> str:
         return "[" + ", ".join(_toml_value(v, json) for v in value) + "]"
     if isinstance(value, dict):
         return "{" + ", ".join(f"{json.dumps(k)} = {_toml_value(v, json)}" for k, v in value.items()) + "}"
-    return json.dumps(str(value), ensure_ascii=False)
+    return str(json.dumps(str(value), ensure_ascii=False))

@@ -10,23 +10,27 @@ import typer
 
 from skillopt.cli.output import print_json
 
+if TYPE_CHECKING:
+    from skillopt.registry import Component
+
 JsonOpt = Annotated[bool, typer.Option("--json", help="Print JSON on stdout.")]
 LoadOpt = Annotated[bool, typer.Option("--load", help="Import each plugin to check it loads and read its summary.")]
 
 
-def _rows(kind: str, load: bool) -> list[dict]:
+def _rows(kind: str, load: bool) -> list[dict[str, Any]]:
     from skillopt.plugins import declared, get_host, is_disabled
     from skillopt.registry import get_registry
 
     eps = declared(kind)
-    by_value: dict[tuple[str, str], list] = {}
+    by_value: dict[tuple[str, str], list[Any]] = {}
     for ep in eps:
         by_value.setdefault((ep.distribution, ep.value), []).append(ep)
-    counts: dict[str, set] = {}
+    counts: dict[str, set[Any]] = {}
     for ep in eps:
         counts.setdefault(ep.name, set()).add(ep.distribution)
     summaries: dict[str, str] = {}
-    registered: dict[str, object] = {}  # plugin name -> the component it registered
+    registered: dict[str, Component] = {}  # plugin name -> the component it registered
+    comp: Component | None
     if load:
         for comp in get_registry().load_all(kind):
             summaries[comp.name] = comp.summary
@@ -66,7 +70,7 @@ def _rows(kind: str, load: bool) -> list[dict]:
     return sorted(rows, key=lambda r: r["name"])
 
 
-def _show(kind: str, rows: list[dict], as_json: bool) -> None:
+def _show(kind: str, rows: list[dict[str, Any]], as_json: bool) -> None:
     if as_json:
         print_json(rows)
         return

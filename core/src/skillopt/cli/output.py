@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import typer
 
+if TYPE_CHECKING:
+    from rich.console import Console
 
-def stderr_console():
+
+def stderr_console() -> Console:
     from rich.console import Console
 
     return Console(stderr=True, highlight=False)

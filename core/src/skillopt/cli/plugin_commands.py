@@ -11,12 +11,16 @@ that fails to import.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import typer
 
+if TYPE_CHECKING:
+    from pluggy import HookImpl
+    from skillopt.plugins import PluginHost
 
-def top_names(commands: list, groups: list) -> set[str]:
+
+def top_names(commands: list[Any], groups: list[Any]) -> set[str]:
     """The top-level command names these typer registrations give, named as typer names
     them (without building the click commands: ``skillopt --help`` stays fast); a group
     added without a name contributes its own commands."""
@@ -32,19 +36,19 @@ def top_names(commands: list, groups: list) -> set[str]:
     return names
 
 
-def _label(host, impl) -> str:
+def _label(host: PluginHost, impl: HookImpl) -> str:
     ep = host.provider_of(impl.plugin_name)
     if ep is None:
         return f"plugin {impl.plugin_name!r}"
     return f"plugin '{ep.name}' from distribution {ep.distribution} {ep.version}".rstrip()
 
 
-def register_plugin_commands(root: typer.Typer, host) -> None:
+def register_plugin_commands(root: typer.Typer, host: PluginHost) -> None:
     """Call every command plugin's hook on ``root``; refuse and report name clashes."""
     from skillopt.report import warn
 
     builtin = top_names(root.registered_commands, root.registered_groups)
-    added: list[tuple[str, list, list, set[str]]] = []
+    added: list[tuple[str, list[Any], list[Any], set[str]]] = []
     for impl in reversed(host.pm.hook.skillopt_register_commands.get_hookimpls()):  # registration order
         before = (len(root.registered_commands), len(root.registered_groups))
         try:

@@ -1,7 +1,7 @@
 """``skillopt run`` and ``skillopt eval``."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TYPE_CHECKING, TypeVar
 
 import typer
 
@@ -11,6 +11,13 @@ from skillopt.cli.options import (
     OutOpt, PresetOpt, ReplayOpt, SeedOpt, SeedsOpt, SetOpt, TgtBackendOpt, TgtModelOpt, flag_values,
 )
 from skillopt.cli.output import fail, print_json
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from skillopt.results import RunStatus, RunSummary, SeedsSummary
+
+T = TypeVar("T")
 
 
 def run(
@@ -48,6 +55,7 @@ def run(
     """Train a skill on an env: rollout, reflect, edit, gate; resumes when --out exists."""
     flags = flag_values(**locals())
     options = tuple(cfg_options or ())
+    summary: RunSummary | SeedsSummary
     if seeds is not None:
         summary = _training(lambda: _series(config, set_ or [], flags, seeds, force_config, options))
         codes = [exit_code_of(r.status) for r in summary.runs]
@@ -63,13 +71,13 @@ def run(
         raise typer.Exit(code)
 
 
-def exit_code_of(status) -> int:
+def exit_code_of(status: RunStatus) -> int:
     from skillopt.results import EXIT_CODES
 
     return EXIT_CODES.get(status, 1)
 
 
-def _training(train):
+def _training(train: Callable[[], T]) -> T:
     """Run ``train()``; an interrupt or a SkillOpt error becomes one line and an exit code."""
     from skillopt.errors import SkillOptError
 
@@ -81,14 +89,16 @@ def _training(train):
         raise fail(str(exc)) from None
 
 
-def _single(config, assignments, flags, force_config: bool, cfg_options: tuple[str, ...]):
+def _single(config: Path | None, assignments: list[str], flags: dict[str, Any], force_config: bool,
+            cfg_options: tuple[str, ...]) -> RunSummary:
     from skillopt.engine.session import open_session
 
     session = open_session(config_file=config, assignments=assignments, flags=flags, cfg_options=cfg_options)
     return session.train(force_config=force_config)
 
 
-def _series(config, assignments, flags, seeds_text: str, force_config: bool, cfg_options: tuple[str, ...]):
+def _series(config: Path | None, assignments: list[str], flags: dict[str, Any], seeds_text: str, force_config: bool,
+            cfg_options: tuple[str, ...]) -> SeedsSummary:
     from skillopt.cli.output import info
     from skillopt.engine.series import parse_seeds, train_series
 

@@ -1,7 +1,7 @@
 """``skillopt runs``: the dashboard's view of run directories, in the terminal."""
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any, TYPE_CHECKING
 
 import typer
 
@@ -16,7 +16,7 @@ RunArg = Annotated[str, typer.Argument(
     metavar="RUN", help="Run id (its directory name, as `skillopt runs` lists it) or a run directory path.")]
 
 
-def _index(runs_dir: list[Path] | None):
+def _index(runs_dir: list[Path] | None) -> RunIndex:
     from skillopt import paths
     from skillopt.errors import ConfigError
     from skillopt.runstore import checked_runs_dirs
@@ -41,7 +41,7 @@ def _resolve(run: str, runs_dir: list[Path] | None) -> tuple[str, Path]:
     return run, found
 
 
-def _num(value) -> str:
+def _num(value: float | None) -> str:
     return "–" if value is None else f"{value:.3f}"
 
 
@@ -79,7 +79,7 @@ def runs(ctx: typer.Context, runs_dir: RunsDirOpt = None, as_json: JsonOpt = Fal
         console.print(literal(f"  {env}  {status}  steps {steps}  val {val}  test {test}  {cost}"))
 
 
-def _listing_cells(r: dict) -> list[str]:
+def _listing_cells(r: dict[str, Any]) -> list[str]:
     steps = f"{r['steps_done'] or 0}" + (f"/{r['steps_planned']}" if r["steps_planned"] else "")
     cost = "–" if r["cost_usd"] is None else f"${r['cost_usd']:.4f}"
     return [r["id"], r["env"], r["status"], steps, f"{_num(r['baseline_val'])} → {_num(r['best_val'])}",
@@ -126,7 +126,7 @@ def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> 
     _show_frontier(console, data.get("frontier"))
 
 
-def _show_frontier(console, found: dict | None) -> None:
+def _show_frontier(console: Console, found: dict[str, Any] | None) -> None:
     """The kept skills and their objectives; the final pick and on which items it was made."""
     from rich.table import Table
 
@@ -150,7 +150,7 @@ def _show_frontier(console, found: dict | None) -> None:
     console.print(table)
 
 
-def _show_warnings(console, overview: dict) -> None:
+def _show_warnings(console: Console, overview: dict[str, Any]) -> None:
     """The run's damaged files, as its dashboard page says them."""
     from rich.markup import escape
 
@@ -158,7 +158,7 @@ def _show_warnings(console, overview: dict) -> None:
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
 
 
-def _show_cached(console, history: list[dict]) -> None:
+def _show_cached(console: Console, history: list[dict[str, Any]]) -> None:
     """Steps the call cache answered (their tokens and cost read 0: nothing was paid)."""
     cached = [s for s in history if s.get("cached_calls")]
     if not cached:
@@ -168,7 +168,7 @@ def _show_cached(console, history: list[dict]) -> None:
     console.print("* answered from the call cache, saved: " + "; ".join(parts), soft_wrap=True)
 
 
-def _show_attribution(console, path: Path, history: list[dict]) -> None:
+def _show_attribution(console: Console, path: Path, history: list[dict[str, Any]]) -> None:
     """Accepted steps: which edit changed which val items (``attribution.json``)."""
     from skillopt.blame import step_attribution
 
@@ -198,10 +198,10 @@ def diff(
     from skillopt.ui.runs import skill_diff
 
     _, path = _resolve(run, runs_dir)
-    versions = [v if v == "best" else (int(v) if v.isdigit() else None) for v in (a, b)]
-    if None in versions:
+    old, new = (v if v == "best" else (int(v) if v.isdigit() else None) for v in (a, b))
+    if old is None or new is None:
         raise fail("skill versions are numbers (as in skills/skill_vNNNN.md) or 'best'")
-    found = skill_diff(path, versions[0], versions[1])
+    found = skill_diff(path, old, new)
     if found is None:
         raise fail(f"no such skill version in {path}: {a} or {b}")
     sys.stdout.write((found["diff"] or "(identical)") + "\n")

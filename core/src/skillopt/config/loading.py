@@ -151,7 +151,7 @@ def resolve_config(sources: ConfigSources, env_cls: type[EnvConfig] = EnvConfig)
         return cfg
     from skillopt.plugin_config import check_tracking, resolve_sections
 
-    sections = resolve_sections(raw, {"gates": cfg.evaluation.gate if cfg.evaluation.use_gate else "", "edit_policies": mode,
+    sections: dict[str, Any] = resolve_sections(raw, {"gates": cfg.evaluation.gate if cfg.evaluation.use_gate else "", "edit_policies": mode,
                                       "executors": cfg.engine.executor, "strategies": cfg.search.strategy})
     if cfg.tracking:
         check_tracking(cfg.tracking)
@@ -284,13 +284,14 @@ def _coerce(value: Any, tp: Any, dotted: str) -> Any:
 
 def config_data(cfg: RunConfig) -> dict[str, Any]:
     """Plain data of a resolved config (env section included, with its own keys)."""
-    data = to_data(cfg)
+    data: dict[str, Any] = to_data(cfg)
     data["env"] = to_data(cfg.env)
     return data
 
 
 def redacted_config_data(cfg: RunConfig) -> dict[str, Any]:
-    return redact_data(config_data(cfg))
+    redacted: dict[str, Any] = redact_data(config_data(cfg))
+    return redacted
 
 
 def _flatten(data: Any, prefix: str = "") -> dict[str, Any]:

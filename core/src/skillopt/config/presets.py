@@ -19,10 +19,13 @@ a model needs, plus their own sizes.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from skillopt.config.loading import deep_merge
 from skillopt.errors import ConfigError
+
+if TYPE_CHECKING:
+    from skillopt.envs import Env
 
 #: what the paper's runs used where this project's defaults differ
 PAPER_EXACT: dict[str, Any] = {"evaluation": {"gate": "strict"}}
@@ -68,14 +71,14 @@ def small_preset(**sections: dict[str, Any]) -> dict[str, Any]:
     return deep_merge(deep_merge({}, SMALL_LOCAL), expand_dotted(dict(sections)))
 
 
-def available(env_cls) -> list[str]:
+def available(env_cls: type[Env]) -> list[str]:
     names = set(getattr(env_cls, "presets", {}) or {})
     if names & {"full", "paper"}:
         names |= {"full", "paper"}
     return sorted(names)
 
 
-def check_preset(env_cls, name: str, data: dict[str, Any], env_name: str = "") -> dict[str, Any]:
+def check_preset(env_cls: type[Env], name: str, data: dict[str, Any], env_name: str = "") -> dict[str, Any]:
     """The preset as nested sections, every key checked against the schema."""
     from skillopt.config.loading import check_raw
     from skillopt.config.schema import EnvConfig
@@ -90,7 +93,7 @@ def check_preset(env_cls, name: str, data: dict[str, Any], env_name: str = "") -
     return nested
 
 
-def resolve_preset(env_cls, name: str, *, explicit: bool, env_name: str = "") -> tuple[str, dict[str, Any]]:
+def resolve_preset(env_cls: type[Env], name: str, *, explicit: bool, env_name: str = "") -> tuple[str, dict[str, Any]]:
     """(name recorded in the run config, settings) of a preset ('' = none)."""
     if not name:
         return "", {}

@@ -8,10 +8,13 @@ something else (upstream maps unknown update modes to ``patch``).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 from attrs import validators as v
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 LR_SCHEDULERS = ("constant", "linear", "cosine", "autonomous")
 LR_CONTROL_MODES = ("fixed", "autonomous", "none")
@@ -34,11 +37,11 @@ DEFAULT_LEADING_WORDS = (
 )
 
 
-def _one_of(choices: tuple[str, ...]):
+def _one_of(choices: tuple[str, ...]) -> Callable[..., Any]:
     return v.in_(choices)
 
 
-def _at_least(n: int):
+def _at_least(n: int) -> Callable[..., Any]:
     return v.ge(n)
 
 
@@ -66,13 +69,13 @@ OBJECTIVES = ("accuracy", "skill_tokens", "rollout_tokens")
 SELECT_RULES = ("best", "smallest", "weighted")
 
 
-def _objectives(_inst, attribute, value) -> None:
+def _objectives(_inst: object, attribute: attrs.Attribute[Any], value: tuple[str, ...]) -> None:
     unknown = [o for o in value if o not in OBJECTIVES]
     if unknown or not value:
         raise ValueError(f"'search.{attribute.name}' takes {', '.join(OBJECTIVES)} (got {', '.join(unknown) or 'none'})")
 
 
-def _weights(_inst, attribute, value) -> None:
+def _weights(_inst: object, attribute: attrs.Attribute[Any], value: dict[str, float]) -> None:
     unknown = [o for o in value if o not in OBJECTIVES]
     if unknown:
         raise ValueError(f"'search.{attribute.name}' weighs {', '.join(OBJECTIVES)} (got {', '.join(unknown)})")

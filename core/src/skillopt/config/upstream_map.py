@@ -10,7 +10,7 @@ run that backend only, so an Azure endpoint never becomes a Qwen target's base U
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
@@ -19,6 +19,9 @@ from skillopt.config.upstream_keys import (
     UPSTREAM_BACKENDS, Rule,
 )
 from skillopt.errors import ConfigError
+
+if TYPE_CHECKING:
+    from skillopt.envs import Env
 
 SECTIONS = ("model", "train", "gradient", "optimizer", "evaluation", "env", "human_feedback")
 ROLES = ("optimizer", "target")
@@ -147,7 +150,8 @@ def _specificity(key: str) -> int:
     return 2 if key.startswith(("model.optimizer_", "model.target_")) else 1
 
 
-def _apply(rule: Rule, key: str, value: Any, raw, roles, notes, where, env_cls) -> None:
+def _apply(rule: Rule, key: str, value: Any, raw: dict[str, Any], roles: dict[str, Role], notes: list[str], where: str,
+           env_cls: type[Env] | None) -> None:
     if rule.ours == "special:backends":
         return  # resolved by resolve_roles / _write_roles
     targets = _roles_for(rule, roles)
@@ -191,7 +195,7 @@ def _accepted(value: Any, accept: tuple[Any, ...]) -> bool:
 _SKIP = object()
 
 
-def _value(rule: Rule, key: str, value: Any, env_cls, notes: list[str], where: str) -> Any:
+def _value(rule: Rule, key: str, value: Any, env_cls: type[Env] | None, notes: list[str], where: str) -> Any:
     if rule.cast:
         try:
             if rule.cast == "bool":
@@ -221,7 +225,7 @@ def _value(rule: Rule, key: str, value: Any, env_cls, notes: list[str], where: s
     return value
 
 
-def _qwen_thinking(raw, role: str, key: str, value: Any, where: str) -> None:
+def _qwen_thinking(raw: dict[str, Any], role: str, key: str, value: Any, where: str) -> None:
     """Qwen's three-state thinking policy: ``enabled``/``disabled`` are sent, ``server_default``
     leaves the server's template in charge; the legacy boolean may not contradict it."""
     if key.endswith("enable_thinking"):
@@ -289,21 +293,23 @@ def _put(raw: dict[str, Any], dotted: str, value: Any) -> None:
     node[leaf] = value
 
 
-def _env_class(name: str):
+def _env_class(name: str) -> type[Env] | None:
     if not name:
         return None
     from skillopt.errors import PluginError
     from skillopt.registry import get
 
     try:
-        return get("envs", name).obj
+        env_cls: type[Env] = get("envs", name).obj
+        return env_cls
     except PluginError:
         return None  # the run names the unknown env with the installed ones
 
 
-def _env_key(raw: dict[str, Any], key: str, value: Any, env_cls, notes: list[str], where: str) -> None:
+def _env_key(raw: dict[str, Any], key: str, value: Any, env_cls: type[Env] | None, notes: list[str], where: str) -> None:
     mapped = dict(getattr(env_cls, "upstream_keys", {}) or {})
     if key in mapped:
+        assert env_cls is not None  # no env class maps no keys
         if isinstance(mapped[key], tuple):  # done without, at these values only
             if value in ("", None) or value in mapped[key]:
                 notes.append(f"env.{key} (not used by {env_cls.name})")

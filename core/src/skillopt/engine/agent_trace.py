@@ -11,22 +11,25 @@ the env's rollout code.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
 from skillopt.records import CompletionRequest, Rollout, Turn
 
+if TYPE_CHECKING:
+    from skillopt.records import Completion
+
 
 class TraceRecorder:
     """The target's client, remembering the agent steps of each reply."""
 
-    def __init__(self, model: Any):
+    def __init__(self, model: Any) -> None:
         self.model = model
         self.traces: list[tuple[str, tuple[Turn, ...]]] = []
 
-    def complete(self, request: CompletionRequest):
-        completion = self.model.complete(request)
+    def complete(self, request: CompletionRequest) -> Completion:
+        completion: Completion = self.model.complete(request)
         trace = getattr(completion, "trace", ())
         if trace:
             self.traces.append((completion.text, tuple(trace)))

@@ -7,9 +7,14 @@ state, so a resumed run remembers it (upstream loses it on resume).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 
 from skillopt.records import EditResult, Patch
+
+if TYPE_CHECKING:
+    from skillopt.records import EditResult, Rollout
 
 
 @attrs.frozen(kw_only=True)
@@ -32,7 +37,8 @@ def summarise_edit(res: EditResult) -> str:
     return f"{e.op}{where}{target}: {e.content[:160]!r}"
 
 
-def make_entry(step: int, action: str, rollouts, patches: tuple[Patch, ...], results, before, after) -> BufferEntry:
+def make_entry(step: int, action: str, rollouts: list[Rollout], patches: tuple[Patch, ...], results: list[EditResult] | tuple[EditResult, ...],
+               before: float | None, after: float | None) -> BufferEntry:
     patterns = tuple(dict.fromkeys(p for patch in patches if patch.source_type == "failure" for p in patch.patterns))[:6]
     rejected = tuple(summarise_edit(r) for r in results if r.status == "applied") if action == "reject" else ()
     not_applied = tuple(f"{summarise_edit(r)} ({r.detail})" for r in results if r.status not in ("applied",))[:6]

@@ -9,7 +9,7 @@ start; it returns a record. Only the trainer changes the run state.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import attrs
 
@@ -19,6 +19,16 @@ from skillopt.policies import OptimizerContext
 from skillopt.records import Task
 from skillopt.engine.rundir import RunDir
 from skillopt.engine.seeds import derive_seed
+
+if TYPE_CHECKING:  # the services' modules import the engine's; only the checker needs them here
+    from skillopt.calls import Ledger, ModelClient
+    from skillopt.engine.evaluation import Evaluator
+    from skillopt.engine.progress import NullReporter
+    from skillopt.engine.rejected import Rejection
+    from skillopt.engine.rollouts import RolloutRunner
+    from skillopt.envs import Env
+    from skillopt.gates import Gate
+    from skillopt.policies import EditPolicy
 
 
 @attrs.frozen(kw_only=True)
@@ -67,20 +77,24 @@ class Current:
 
 @attrs.frozen(kw_only=True)
 class RunContext:
+    """The run's services and data, fixed for the run (a stage reads them, never replaces them)."""
+
     cfg: RunConfig
-    env: Any
-    target: Any
-    optimizer: Any
-    policy: Any
-    gate: Any
+    env: Env
+    #: the model under training and the one that reflects and edits (one client per role)
+    target: ModelClient
+    optimizer: ModelClient
+    policy: EditPolicy
+    gate: Gate
     rundir: RunDir
     data: RunData
-    runner: Any
-    evaluator: Any
-    ledger: Any
-    reporter: Any
+    runner: RolloutRunner
+    evaluator: Evaluator
+    ledger: Ledger
+    #: progress display (:class:`NullReporter` or a subclass: every reporter has its four methods)
+    reporter: NullReporter
     #: rejections from earlier runs of this env and initial skill (the run's snapshot)
-    rejected: tuple = ()
+    rejected: tuple[Rejection, ...] = ()
     #: fingerprint of the gate's items and settings (see :mod:`skillopt.engine.rejected`)
     gate_context: str = ""
     #: the cross-run rejected-edit ledger this run appends to ('' = off)

@@ -15,13 +15,18 @@ reported apart because that ceiling is far above what models usually write.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
-from skillopt.envs import RolloutContext
+from skillopt.envs import ChatModel, RolloutContext
 from skillopt.records import Completion, CompletionRequest, Usage
 from skillopt.skillfolder.target import for_target
+
+if TYPE_CHECKING:
+    from skillopt.config.schema import RunConfig
+    from skillopt.envs import Env
+    from skillopt.records import Task
 
 SAMPLE_ITEMS = 4
 CHARS_PER_TOKEN = 4
@@ -49,7 +54,7 @@ class Estimate:
         return sum(self.target_calls.values()) + sum(self.optimizer_calls.values())
 
 
-class _Recorder:
+class _Recorder(ChatModel):
     """A model that answers nothing and remembers every request."""
 
     def __init__(self) -> None:
@@ -60,7 +65,7 @@ class _Recorder:
         return Completion(text="", usage=Usage(), model="estimate")
 
 
-def measure_rollouts(env, tasks, skill: str) -> tuple[int, float, int | None]:
+def measure_rollouts(env: Env, tasks: list[Task], skill: str) -> tuple[int, float, int | None]:
     """(max calls per rollout, mean prompt characters per call, largest max_tokens asked)."""
     calls, chars, caps = [], [], []
     for task in tasks[:SAMPLE_ITEMS]:
@@ -133,7 +138,7 @@ def plan_calls(cfg, *, n_train: int, n_val: int, n_test: int, per_rollout: int, 
     return steps, {k: v for k, v in target.items() if v}, {k: v for k, v in optimizer.items() if v}
 
 
-def estimate(cfg, env, *, pricers: dict[str, Any] | None = None) -> Estimate:
+def estimate(cfg: RunConfig, env: Env, *, pricers: dict[str, Any] | None = None) -> Estimate:
     """The run's ceiling; ``pricers`` maps a role to ``usage -> USD or None``."""
     from skillopt.config.schema import canonical_update_mode
     from skillopt.gates import build_gate
@@ -174,7 +179,7 @@ def estimate(cfg, env, *, pricers: dict[str, Any] | None = None) -> Estimate:
     )
 
 
-def pricers_for(cfg, backends: dict[str, Any]) -> dict[str, Any]:
+def pricers_for(cfg: RunConfig, backends: dict[str, Any]) -> dict[str, Any]:
     """Per role, ``usage -> USD or None``: ``model.prices`` when it names the model, else
     the backend's list price."""
     from skillopt.engine.models import make_pricer

@@ -10,6 +10,8 @@ gate that asks for more repeats adds only the new ones, and items that were miss
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import hashlib
 import threading
 from collections import defaultdict
@@ -20,6 +22,9 @@ from skillopt.records import Rollout, Task, skill_hash
 from skillopt.engine.rundir import RunFileError, move_aside, read_json, write_json
 from skillopt.engine.seeds import derive_seed
 
+if TYPE_CHECKING:
+    from skillopt.engine.rollouts import RolloutRunner
+
 
 def items_fingerprint(tasks: list[Task]) -> str:
     return hashlib.sha256("\n".join(t.id for t in tasks).encode()).hexdigest()[:12]
@@ -28,13 +33,13 @@ def items_fingerprint(tasks: list[Task]) -> str:
 class ScoreBook:
     """``score_book.json``: where each (split, skill, item set) evaluation lives."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path) -> None:
         self.path = path
         self._lock = threading.Lock()
-        self._data: dict[str, dict] = self._load(path)
+        self._data: dict[str, dict[str, Any]] = self._load(path)
 
     @staticmethod
-    def _load(path: Path) -> dict[str, dict]:
+    def _load(path: Path) -> dict[str, dict[str, Any]]:
         """The saved book; a damaged one is moved aside and started afresh, which costs
         nothing: each evaluation folder's log still holds its finished items."""
         try:
@@ -57,7 +62,7 @@ class ScoreBook:
             entry = self._data.get(key)
         if not isinstance(entry, dict) or not entry.get("dir"):
             return None
-        return self.path.parent / entry["dir"]  # relative to the run directory (absolute stays absolute)
+        return self.path.parent / str(entry["dir"])  # relative to the run directory (absolute stays absolute)
 
     def put(self, key: str, folder: Path) -> None:
         try:
@@ -103,7 +108,7 @@ def breakdown(rollouts: list[Rollout]) -> dict[str, dict[str, float]]:
 
 
 class Evaluator:
-    def __init__(self, runner, book: ScoreBook, *, seed: int):
+    def __init__(self, runner: RolloutRunner, book: ScoreBook, *, seed: int) -> None:
         self.runner = runner
         self.book = book
         self.seed = seed
@@ -117,7 +122,7 @@ class Evaluator:
             self.book.put(key, folder)
 
     def evaluate(
-        self, skill: str, tasks: list[Task], out_dir: Path, *, split: str, repeats: int = 1, label: str = "", client=None,
+        self, skill: str, tasks: list[Task], out_dir: Path, *, split: str, repeats: int = 1, label: str = "", client: Any = None,
     ) -> tuple[Evaluation, list[Rollout]]:
         """Score ``skill`` on ``tasks`` (running only what its folder lacks)."""
         key = ScoreBook.key(split, skill_hash(skill), items_fingerprint(tasks))

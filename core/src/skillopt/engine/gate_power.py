@@ -10,6 +10,7 @@ the fix.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 
 def race_rounds(cfg, gate, n_val: int) -> int:
     """The rounds the gate stage races a candidate's first pass in on ``n_val`` items (as
@@ -22,19 +23,19 @@ def race_rounds(cfg, gate, n_val: int) -> int:
     return rounds if rounds > 1 else 1
 
 
-def gated_items(cfg, split_size: int) -> int:
+def gated_items(cfg: RunConfig, split_size: int) -> int:
     """The val items the run's gate compares on, of a val split of ``split_size`` items
     (``evaluation.sel_env_num`` takes that many, as :func:`~skillopt.engine.subsets.subset` does)."""
     chosen = cfg.evaluation.sel_env_num
     return min(chosen, split_size) if chosen else split_size
 
 
-def val_items(cfg, env) -> int:
+def val_items(cfg: RunConfig, env: Env) -> int:
     """The val items the run's gate compares on, of ``env``'s val split."""
     return gated_items(cfg, len(env.tasks("val")))
 
 
-def too_few_items(cfg, gate, n_val: int) -> str:
+def too_few_items(cfg: RunConfig, gate: Gate, n_val: int) -> str:
     """'' when the gate can accept a candidate on ``n_val`` items; else what is wrong and
     what to change."""
     e = cfg.evaluation

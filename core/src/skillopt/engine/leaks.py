@@ -9,12 +9,17 @@ label or a digit appears in ordinary rules).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import re
 from collections.abc import Iterable
 
 import attrs
 
 from skillopt.records import Edit, EditResult, Task
+
+if TYPE_CHECKING:
+    from skillopt.records import EditResult, Patch
 
 MIN_ANSWER_CHARS = 4
 
@@ -51,6 +56,6 @@ def split_leaks(edits: tuple[Edit, ...], answers: list[str]) -> tuple[tuple[Edit
     return tuple(kept), refused
 
 
-def without_leaks(patch, answers: list[str]):
+def without_leaks(patch: Patch, answers: list[str]) -> tuple[Patch, list[EditResult]]:
     kept, refused = split_leaks(patch.edits, answers)
     return attrs.evolve(patch, edits=kept), refused

@@ -112,7 +112,7 @@ class RunLock:
 
     NAME = "run.lock"
 
-    def __init__(self, root: Path, command: str = "skillopt run"):
+    def __init__(self, root: Path, command: str = "skillopt run") -> None:
         self.path = Path(root) / self.NAME
         self.command = command
         self._fd: int | None = None
@@ -163,5 +163,5 @@ class RunLock:
     def __enter__(self) -> RunLock:
         return self.acquire()
 
-    def __exit__(self, *exc) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.release()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import os
 
 from skillopt.backends import Backend, BackendSettings
@@ -10,6 +12,11 @@ from skillopt.config.schema import RunConfig, merge_connection
 from skillopt.errors import ConfigError
 from skillopt.records import Usage
 from skillopt.redact import register_secret
+
+if TYPE_CHECKING:
+    import threading
+    from collections.abc import Callable
+    from skillopt.config.schema import ModelConfig, RoleConfig
 
 
 def backend_name(cfg: RunConfig, role: str) -> tuple[str, str]:
@@ -56,7 +63,7 @@ def role_settings(cfg: RunConfig, role: str, name: str, backend_cls: type[Backen
     )
 
 
-def _from_environment(merged: dict, rc, m, role: str, backend_cls: type[Backend]) -> None:
+def _from_environment(merged: dict[str, Any], rc: RoleConfig, m: ModelConfig, role: str, backend_cls: type[Backend]) -> None:
     """The backend's variable family fills what the config leaves unset (precedence:
     :mod:`skillopt.config.environ`)."""
     from skillopt.config.environ import fill_role
@@ -79,7 +86,7 @@ def _from_environment(merged: dict, rc, m, role: str, backend_cls: type[Backend]
         merged["api_key_env"] = used["api_key"]
 
 
-def _typed(cfg: RunConfig, name: str, backend_cls: type[Backend]):
+def _typed(cfg: RunConfig, name: str, backend_cls: type[Backend]) -> Any:
     from skillopt.plugin_config import settings_for
 
     cls = backend_cls.Config
@@ -88,7 +95,7 @@ def _typed(cfg: RunConfig, name: str, backend_cls: type[Backend]):
     return settings_for(cfg, "backends", name, cls) or cls()
 
 
-def make_pricer(cfg: RunConfig):
+def make_pricer(cfg: RunConfig) -> Callable[[str, Usage], float | None] | None:
     prices = cfg.model.prices
     if not prices:
         return None
@@ -133,7 +140,7 @@ def build_backend(cfg: RunConfig, role: str) -> tuple[Backend, str]:
     return comp.obj(role_settings(cfg, role, comp.name, comp.obj)), reason
 
 
-def client_options(cfg: RunConfig, role: str, backend: Backend) -> dict:
+def client_options(cfg: RunConfig, role: str, backend: Backend) -> dict[str, Any]:
     """The :class:`ModelClient` settings of a role, besides its ledger and cache."""
     return {
         "cache_mode": cfg.model.cache,
@@ -145,7 +152,8 @@ def client_options(cfg: RunConfig, role: str, backend: Backend) -> dict:
     }
 
 
-def build_clients(cfg: RunConfig, *, ledger: Ledger, roles=("target", "optimizer"), cancel=None) -> tuple[dict[str, ModelClient], dict[str, str]]:
+def build_clients(cfg: RunConfig, *, ledger: Ledger, roles: tuple[str, ...] = ("target", "optimizer"),
+                  cancel: threading.Event | None = None) -> tuple[dict[str, ModelClient], dict[str, str]]:
     """One :class:`ModelClient` per role, sharing the ledger, cache and limits."""
     cache = open_cache(cfg)
     clients: dict[str, ModelClient] = {}

@@ -3,9 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from skillopt.config.schema import RunConfig
+    from skillopt.plugins import PluginHost
+    from skillopt.records import StepRecord
+    from skillopt.results import RunSummary
 
 
 @attrs.frozen(kw_only=True)
@@ -36,7 +43,7 @@ class Observers:
     ``enabled_by_environment()`` finds that tool's own variable set (``MLFLOW_TRACKING_URI``):
     installing the tools for tests or for another project never logs a run anywhere."""
 
-    def __init__(self, host=None, warn=None, settings: dict[str, Any] | None = None, off: frozenset[str] = frozenset()):
+    def __init__(self, host: PluginHost | None = None, warn: Callable[[str], None] | None = None, settings: dict[str, Any] | None = None, off: frozenset[str] = frozenset()) -> None:
         self.host = host
         self.warn = warn
         #: plugin name (``skillopt.observers:NAME``) -> that observer's typed settings
@@ -45,7 +52,7 @@ class Observers:
         self.off = off
 
     @classmethod
-    def installed(cls, cfg=None) -> Observers:
+    def installed(cls, cfg: RunConfig | None = None) -> Observers:
         """Every installed observer, each given its ``[observers.NAME]`` settings; trackers
         only as ``tracking`` (or their environment) asks."""
         from skillopt.errors import ConfigError
@@ -94,8 +101,9 @@ class Observers:
     def run_started(self, run: RunInfo) -> None:
         self._call("skillopt_run_started", run=run)
 
-    def step_finished(self, run: RunInfo, step) -> None:
+    def step_finished(self, run: RunInfo, step: StepRecord) -> None:
         self._call("skillopt_step_finished", run=run, step=step)
 
-    def run_finished(self, run: RunInfo, summary: dict) -> None:
+    def run_finished(self, run: RunInfo, summary: RunSummary | dict[str, Any]) -> None:
+        """``summary``: a training run's :class:`RunSummary`; an evaluation's ``eval_summary.json`` dict."""
         self._call("skillopt_run_finished", run=run, summary=summary)

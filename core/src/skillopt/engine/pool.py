@@ -28,7 +28,7 @@ from skillopt.engine.state import TrainState, adopt_best, adopt_current, current
 class Search:
     """The kept skills of one run under one strategy."""
 
-    def __init__(self, strategy: Strategy, rundir: RunDir, *, seed: int, picks_final: bool = False):
+    def __init__(self, strategy: Strategy, rundir: RunDir, *, seed: int, picks_final: bool = False) -> None:
         self.strategy = strategy
         self.rundir = rundir
         #: ``train.seed``: each step's parent is drawn with a seed derived from it

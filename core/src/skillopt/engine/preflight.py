@@ -9,12 +9,19 @@ the cache (a cached answer proves nothing about the endpoint today) and are coun
 from __future__ import annotations
 
 import time
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
 from skillopt.errors import SkillOptError
 from skillopt.records import CompletionRequest, Message
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from skillopt.calls import ModelClient
+    from skillopt.config.schema import RunConfig
+    from skillopt.envs import Env
 
 PROBE_SCHEMA = {
     "type": "object",
@@ -33,7 +40,11 @@ class Check:
     facts: dict[str, Any] = attrs.field(factory=dict)
 
 
-def _timed(name: str, fn) -> Check:
+#: what a check computes: (its one-line detail, facts for --json)
+Found = tuple[str, dict[str, Any]]
+
+
+def _timed(name: str, fn: Callable[[], Found]) -> Check:
     started = time.monotonic()
     try:
         detail, facts = fn()
@@ -42,7 +53,7 @@ def _timed(name: str, fn) -> Check:
     return Check(name=name, ok=True, detail=detail, seconds=time.monotonic() - started, facts=facts)
 
 
-def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], call: bool = True) -> list[Check]:
+def run_checks(*, config_file: Path | None, assignments: list[str], flags: dict[str, Any], call: bool = True) -> list[Check]:
     """Config, env data, each role's backend, and (unless ``call`` is false) a text and a
     structured probe per distinct backend identity."""
     from skillopt.engine.session import resolve_run_config
@@ -50,7 +61,7 @@ def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], ca
     checks: list[Check] = []
     resolved: dict[str, Any] = {}
 
-    def config():
+    def config() -> Found:
         cfg, env_cls = resolve_run_config(config_file=config_file, assignments=assignments, flags=flags)
         resolved.update(cfg=cfg, env_cls=env_cls)
         return f"env {cfg.env.name}" + (f", preset {cfg.preset}" if cfg.preset else ""), {"preset": cfg.preset}
@@ -69,8 +80,8 @@ def run_checks(*, config_file, assignments: list[str], flags: dict[str, Any], ca
             env.close()
 
 
-def _env_checks(checks: list[Check], cfg, env_cls, opened: list[Any], call: bool) -> list[Check]:
-    def env_data():
+def _env_checks(checks: list[Check], cfg: RunConfig, env_cls: type[Env], opened: list[Any], call: bool) -> list[Check]:
+    def env_data() -> Found:
         opened.append(env_cls(cfg.env))
         env = opened[0]
         sizes = {split: len(env.tasks(split)) for split in ("train", "val", "test")}
@@ -94,14 +105,14 @@ def _env_checks(checks: list[Check], cfg, env_cls, opened: list[Any], call: bool
     return checks
 
 
-def _estimate(cfg, env, backends: dict[str, Any]):
+def _estimate(cfg: RunConfig, env: Env, backends: dict[str, Any]) -> Found:
     from skillopt.engine.estimate import describe, estimate, pricers_for
 
     found = estimate(cfg, env, pricers=pricers_for(cfg, backends))
     return describe(found, cfg.budget.max_cost_usd), attrs.asdict(found)
 
 
-def _backend_checks(cfg, *, call: bool) -> tuple[list[Check], dict[str, Any]]:
+def _backend_checks(cfg: RunConfig, *, call: bool) -> tuple[list[Check], dict[str, Any]]:
     from skillopt.calls import Ledger, ModelClient, RetryPolicy
     from skillopt.engine.models import backend_name, role_settings
     from skillopt.registry import get
@@ -112,7 +123,7 @@ def _backend_checks(cfg, *, call: bool) -> tuple[list[Check], dict[str, Any]]:
     for role in ("target", "optimizer"):
         built: dict[str, Any] = {}
 
-        def build(role=role, built=built):
+        def build(role: str = role, built: dict[str, Any] = built) -> Found:
             name, reason = backend_name(cfg, role)
             comp = get("backends", name)
             backend = comp.obj(role_settings(cfg, role, comp.name, comp.obj))
@@ -144,8 +155,8 @@ def _backend_checks(cfg, *, call: bool) -> tuple[list[Check], dict[str, Any]]:
     return checks, backends
 
 
-def _text_probe(client, role: str) -> Check:
-    def probe():
+def _text_probe(client: ModelClient, role: str) -> Check:
+    def probe() -> Found:
         request = CompletionRequest(
             messages=(Message(role="user", content="Reply with the single word OK."),), max_tokens=16, role=role, stage="preflight"
         )
@@ -162,8 +173,8 @@ def _text_probe(client, role: str) -> Check:
     return _timed(f"{role} text call", probe)
 
 
-def _schema_probe(client, role: str) -> Check:
-    def probe():
+def _schema_probe(client: ModelClient, role: str) -> Check:
+    def probe() -> Found:
         request = CompletionRequest(
             messages=(Message(role="user", content='Reply with JSON: {"ok": true, "word": "ready"}.'),),
             max_tokens=48, json_schema=PROBE_SCHEMA, role=role, stage="preflight",
@@ -174,7 +185,7 @@ def _schema_probe(client, role: str) -> Check:
     return _timed(f"{role} structured call", probe)
 
 
-def _gate_power(cfg, val_split: int):
+def _gate_power(cfg: RunConfig, val_split: int) -> Found:
     """Whether the gate can accept anything on the val items the run will use (of a val
     split of ``val_split`` items, as the env data check counted them)."""
     from skillopt.engine.gate_power import gated_items, race_rounds, too_few_items

@@ -6,6 +6,11 @@ stdout is left alone so ``--json`` output stays machine-readable.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from skillopt.calls import Ledger
+    from rich.progress import TaskID
 
 
 class NullReporter:
@@ -30,7 +35,7 @@ class RichReporter(NullReporter):
     #: seconds without an update after which a batch's bar gives way to a new batch
     QUIET_S = 2.0
 
-    def __init__(self, ledger=None):
+    def __init__(self, ledger: Ledger | None = None) -> None:
         from rich.console import Console
         from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 

@@ -13,6 +13,8 @@ rejected-edit ledger with the effect the race measured.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -25,6 +27,9 @@ from skillopt.engine.stages.merge import merge
 from skillopt.engine.stages.race import RaceResult, race
 from skillopt.engine.stages.records import ApplyResult, MergeResult, ReflectResult, SelectResult
 from skillopt.engine.stages.select import select
+
+if TYPE_CHECKING:
+    from skillopt.strategies import Sampler
 
 FOLDER = "proposals"
 
@@ -54,10 +59,11 @@ class Proposed:
     proposals: int = 0
 
 
-def sampler_of(run: RunContext):
+def sampler_of(run: RunContext) -> Sampler:
     from skillopt.registry import get
 
-    return get("strategies", run.cfg.search.sampler).obj(run.cfg.search)
+    sampler: Sampler = get("strategies", run.cfg.search.sampler).obj(run.cfg.search)
+    return sampler
 
 
 def make(run: RunContext, plan: StepPlan, current: Current, reflected: ReflectResult, rollouts: list[Rollout]) -> list[Proposal]:
@@ -73,7 +79,7 @@ def make(run: RunContext, plan: StepPlan, current: Current, reflected: ReflectRe
     def one(g: int) -> list[tuple[MergeResult, SelectResult]]:
         part = attrs.evolve(reflected, patches=tuple(patches[i] for i in groups[g]), minibatches=len(groups[g]))
         merged = merge(run, plan, current, part, at=root / f"g{g}")
-        if merged.empty:
+        if merged.empty or merged.merged is None:
             return []
         selected = select(run, plan, current, merged, rollouts, at=root / f"g{g}")
         variants = sampler.variants(merged.merged, selected.selected, selected.budget, k, seed + g)

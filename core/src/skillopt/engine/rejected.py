@@ -18,6 +18,8 @@ a run without them (its own rejections are still recorded).
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import hashlib
 import json
 import time
@@ -27,6 +29,13 @@ import attrs
 
 from skillopt.records import Edit
 from skillopt.serde import from_data, to_data
+
+if TYPE_CHECKING:
+    from skillopt.calls import ModelClient
+    from skillopt.config.schema import RunConfig
+    from skillopt.engine.context import RunContext
+    from skillopt.engine.step import StepOutcome
+    from skillopt.envs import Env
 
 SNAPSHOT = "rejected_before.json"
 
@@ -69,11 +78,11 @@ class RunLedger:
 _NOT_OUTCOME = ("workers",)
 
 
-def _digest(data) -> str:
+def _digest(data: Any) -> str:
     return hashlib.sha256(json.dumps(data, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def outcome_key(cfg, env_name: str, initial_hash: str, target) -> str:
+def outcome_key(cfg: RunConfig, env_name: str, initial_hash: str, target: ModelClient) -> str:
     """What decides a candidate's val scores besides the gate: the env and its settings,
     the target model (its backend's identity, as the call cache keys it, and the sampling
     settings the role adds) and the initial skill."""
@@ -95,7 +104,7 @@ def lineage_path(env: str, key: str) -> Path:
     return paths.data_dir() / "rejected" / f"{env}-{key[:16]}.jsonl"
 
 
-def gate_context(cfg, val_ids: list[str]) -> str:
+def gate_context(cfg: RunConfig, val_ids: list[str]) -> str:
     """The gate's items and every setting that changes its decision (its plugin settings
     included): a rejection under another gate context proves nothing here. The gate stage
     keys its saved verdicts by the same fingerprint (:func:`skillopt.gates.settings_fingerprint`)."""
@@ -182,7 +191,7 @@ def analyst_section(entries: tuple[Rejection, ...], shown: int) -> str:
             "do not propose them again unless the evidence here is new.\n" + "\n".join(lines))
 
 
-def for_run(cfg, env, target, run_dir: Path, val_ids: list[str], *, fresh: bool) -> RunLedger:
+def for_run(cfg: RunConfig, env: Env, target: ModelClient, run_dir: Path, val_ids: list[str], *, fresh: bool) -> RunLedger:
     """The run's ledger: its snapshot of earlier rejections, its gate context and the
     ledger file (the ledger off gives no entries and no file)."""
     from skillopt.records import skill_hash
@@ -209,7 +218,7 @@ def start_line(found: RunLedger) -> str:
             "gate is refused without scoring it; --ignore-rejected (optimizer.ignore_rejected=true) starts without them")
 
 
-def remember(run, step: int, current_hash: str, outcome) -> None:
+def remember(run: RunContext, step: int, current_hash: str, outcome: StepOutcome) -> None:
     """Append a gate rejection of ``outcome`` to the run's ledger (when it has one)."""
     from skillopt.records import skill_hash
 

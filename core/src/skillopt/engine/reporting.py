@@ -4,15 +4,25 @@ step and baseline lines, and the checks that stop a run that cannot learn."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from skillopt.records import StepAction, StepRecord, skill_hash
 from skillopt.results import RunStatus
 from skillopt.engine.context import RunContext, StepPlan
 from skillopt.engine.rundir import RunDir, RunFileError, read_json, write_json
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from pathlib import Path
+    from skillopt.calls import Ledger
+    from skillopt.config.schema import RunConfig
+    from skillopt.engine.stages.race import RaceResult
+    from skillopt.engine.state import TrainState
+    from skillopt.engine.step import StepOutcome
+    from skillopt.engine.summary import Stop
 
-def target_cap_setting(cfg) -> str:
+
+def target_cap_setting(cfg: RunConfig) -> str:
     """The key that caps a target reply's tokens."""
     return "model.target.max_tokens" if cfg.model.target.max_tokens is not None else "env.max_completion_tokens"
 
@@ -57,7 +67,8 @@ def _rate(values: list[float]) -> float:
     return sum(values) / len(values) if values else 0.0
 
 
-def step_record(run: RunContext, plan: StepPlan, action: StepAction, outcome, *, state, usage, skill_len: int) -> StepRecord:
+def step_record(run: RunContext, plan: StepPlan, action: StepAction, outcome: StepOutcome, *, state: TrainState, usage: Any,
+                skill_len: int) -> StepRecord:
     """The ``history.json`` line of a committed step: its outcome, the state after it, and
     ``usage``, what the step spent over every session of the run."""
     st = state
@@ -99,7 +110,7 @@ def step_record(run: RunContext, plan: StepPlan, action: StepAction, outcome, *,
 COLOURS = {"accept": "green", "accept_new_best": "green", "force_accept": "yellow", "reject": "red"}
 
 
-def step_line(rec: StepRecord, total_steps: int, outcome) -> str:
+def step_line(rec: StepRecord, total_steps: int, outcome: StepOutcome) -> str:
     colour = COLOURS.get(rec.action.value, "dim")
     gate = ""
     v = rec.verdict
@@ -147,7 +158,7 @@ def cached_text(rec: StepRecord) -> str:
     return f" + {rec.cached_calls} cached ({rec.cached_tokens} tok{saved} saved)"
 
 
-def race_line(race) -> str:
+def race_line(race: RaceResult) -> str:
     """``race of 3 proposals: p1 won (val 0.625); p0 0.500 (round 2), p2 refused`` for the step line."""
     won = race.won
     others = ", ".join(f"p{e.proposal} " + (f"{e.score:.3f} (round {e.round})" if e.round else "refused")
@@ -181,7 +192,7 @@ def load_history(rundir: RunDir) -> list[dict[str, Any]]:
     return records
 
 
-def rebuilt_history(root, read=None) -> list[dict[str, Any]]:
+def rebuilt_history(root: Path, read: Callable[[Path], Any] | None = None) -> list[dict[str, Any]]:
     """``history.json``'s step entries rebuilt from ``steps/step_*/step_record.json`` (each
     written before history.json is). The one way a damaged history is read, by a resume and
     by the dashboard: ``read(path)`` gives a file's JSON or None when it is unreadable (the
@@ -226,6 +237,6 @@ def append_lr_decision(rundir: RunDir, step: int, decision: dict[str, Any]) -> N
     write_json(path, [*rows, {"step": step, **decision}])
 
 
-def step_entries(history: list[dict]) -> list[dict]:
+def step_entries(history: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """The step records of a ``history.json`` (config-change events left out)."""
     return [h for h in history if h.get("kind", "step") == "step"]

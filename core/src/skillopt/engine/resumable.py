@@ -29,17 +29,20 @@ def saved_result(path: Path, cls: type[T], key: str) -> T | None:
     try:
         data = read_json(path)
     except RunFileError as exc:
-        return _set_aside(path, exc.args[0])
+        _set_aside(path, exc.args[0])
+        return None
     if data is None:
         return None
     if not isinstance(data, dict) or "complete" not in data:
-        return _set_aside(path, f"{path} does not hold a stage result")
+        _set_aside(path, f"{path} does not hold a stage result")
+        return None
     if data.get("complete") is not True or data.get("key") != key:
         return None  # the result of other inputs (a changed config): recomputed and replaced
     try:
         return from_data(data["result"], cls)
     except Exception as exc:  # noqa: BLE001 - an unreadable result is recomputed, never trusted
-        return _set_aside(path, f"{path} holds a result of the wrong shape ({type(exc).__name__})")
+        _set_aside(path, f"{path} holds a result of the wrong shape ({type(exc).__name__})")
+        return None
 
 
 def _set_aside(path: Path, why: str) -> None:
@@ -49,7 +52,6 @@ def _set_aside(path: Path, why: str) -> None:
 
     aside = move_aside(path)
     warn(f"{why.split(';')[0]}; recomputing the stage (the damaged copy is {aside.name})")
-    return None
 
 
 def resumable(
@@ -78,7 +80,7 @@ def resumable(
 class ItemLog:
     """Append-only ``results.jsonl`` of finished items, keyed by item and input hash."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path) -> None:
         self.path = Path(path)
 
     def finished(self, key: str, cls: type[T], field: str) -> dict[str, T]:

@@ -12,6 +12,9 @@ abandoned and its late result discarded.
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
+import functools
 import json
 import queue
 import threading
@@ -37,6 +40,10 @@ from skillopt.fsio import write_atomic
 from skillopt.engine.seeds import derive_seed
 from skillopt.engine.slots import Lane, WorkerSlots
 
+if TYPE_CHECKING:
+    from skillopt.config.schema import RunConfig
+    from skillopt.engine.progress import NullReporter
+
 FATAL = (AuthError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, EnvUnavailable)
 
 
@@ -57,7 +64,7 @@ class SystemicFailure(SkillOptError):
     """Every call of a stage failed for provider reasons: the run stops (resumable)
     instead of scoring the outage. ``role`` names the model that failed."""
 
-    def __init__(self, message: str, *, role: str = "target"):
+    def __init__(self, message: str, *, role: str = "target") -> None:
         super().__init__(message)
         self.role = role
 
@@ -83,7 +90,7 @@ def missing_summary(rollouts: list[Rollout]) -> str:
     return f"{len(missing)} of {len(rollouts)} items failed ({top})"
 
 
-def model_route(model) -> tuple[str, str]:
+def model_route(model: Any) -> tuple[str, str]:
     """(role, ledger label) of the client the engine hands an env: a remote executor
     rebuilds that client where the item runs and books its calls the same way."""
     return getattr(model, "role", "") or "target", getattr(model, "label", "") or ""
@@ -96,10 +103,10 @@ def short_reason(error: str) -> str:
 
 class RolloutRunner:
     def __init__(
-        self, env: Env, client, *, workers: int, timeout_s: float, deadline_s: float | None = None,
-        cancel: threading.Event | None = None, reporter=None, heal_rounds: int = 1, heal_pause_s: float = 2.0,
-        executor: Executor | None = None, config=None,
-    ):
+        self, env: Env, client: Any, *, workers: int, timeout_s: float, deadline_s: float | None = None,
+        cancel: threading.Event | None = None, reporter: NullReporter | None = None, heal_rounds: int = 1, heal_pause_s: float = 2.0,
+        executor: Executor | None = None, config: RunConfig | None = None,
+    ) -> None:
         """``executor``: where items run (started here; its owner closes it), by default
         threads of this process; ``config``: the run's config, which a remote executor
         rebuilds the env and the models from."""
@@ -135,7 +142,7 @@ class RolloutRunner:
         seed: int,
         repeats: int = 1,
         label: str = "rollout",
-        client=None,
+        client: Any = None,
     ) -> list[Rollout]:
         """One rollout per (task, repeat), in that order; missing ones have status
         ``error`` or ``timeout``. Raises :class:`SystemicFailure` when every one is missing.
@@ -221,7 +228,7 @@ class RolloutRunner:
         for q in waiting:
             q.put(None)
 
-    def _finish(self, task: Task, repeat: int, h: str, rollout: Rollout | None, exc, elapsed: float) -> Rollout:
+    def _finish(self, task: Task, repeat: int, h: str, rollout: Rollout | None, exc: BaseException | None, elapsed: float) -> Rollout:
         if exc is not None:
             message = redact_text(f"{type(exc).__name__}: {exc}")
             if not isinstance(exc, SkillOptError):  # a bug: where it happened (on a worker: its own traceback)
@@ -265,6 +272,11 @@ def _inside(name: str) -> tuple[str, ...]:
     return parts
 
 
+#: what a finished item posts to its batch's driver: its key, its record (None when the
+#: error was fatal) and the error; a freed slot posts None
+_Done = tuple[str, Any, BaseException | None]
+
+
 class _Batch:
     """One ``run`` call's items in flight: submitted to the executor while the runner has a
     free slot, collected as they finish, abandoned past their deadline."""
@@ -274,7 +286,7 @@ class _Batch:
         self.runner, self.skill, self.h, self.out_dir, self.log, self.lane = runner, skill, h, out_dir, log, lane
         self.training, self.seed, self.results, self.label, self.total, self.model = training, seed, results, label, total, model
         self.role, self.stage = model_route(model)
-        self.done_q: queue.Queue = queue.Queue()
+        self.done_q: queue.Queue[_Done | None] = queue.Queue()
         self.pending = list(jobs)
         lane.pending = len(self.pending)
         self.running: dict[str, float] = {}
@@ -315,6 +327,7 @@ class _Batch:
     def drive(self) -> None:
         runner, running = self.runner, self.running
         fatal: BaseException | None = None
+        key: str | None
         while self.pending or running:
             while self.pending and fatal is None and not runner.cancel.is_set() and runner._acquire(self.lane):
                 task, repeat = self.pending.pop(0)
@@ -324,7 +337,7 @@ class _Batch:
                 key = item_key(task.id, repeat)
                 running[key] = time.monotonic()
                 item = self.items[key] = self.item(task, repeat, key)
-                runner.executor.submit(item, self.model, lambda outcome, item=item: self.finished(item, outcome))
+                runner.executor.submit(item, self.model, functools.partial(self.finished, item))
             if fatal is not None or runner.cancel.is_set():
                 break
             try:

@@ -122,7 +122,7 @@ GATE_VERDICT = "gate_verdict.json"
 class RunDir:
     """Paths of a run directory (upstream-compatible names)."""
 
-    def __init__(self, root: Path):
+    def __init__(self, root: Path) -> None:
         self.root = Path(root)
 
     def ensure(self) -> RunDir:

@@ -10,6 +10,8 @@ scheduled budget by the edit policy, then gated against the leader like any chil
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import difflib
 import hashlib
 
@@ -19,6 +21,10 @@ from skillopt.engine.context import Current, RunContext
 from skillopt.engine.resumable import resumable
 from skillopt.engine.seeds import derive_seed
 from skillopt.engine.stages.records import ApplyResult
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
+    from skillopt.records import Rollout
 
 STAGE = "pool_merge"
 
@@ -35,7 +41,7 @@ def member(run: RunContext, skill: str, path: str, origin: str, *, step: int, pa
                       items=items, parent_hash=parent_hash, step=step, objectives=objectives(skill, score, rollouts))
 
 
-def objectives(skill: str, accuracy: float, rollouts) -> dict[str, float]:
+def objectives(skill: str, accuracy: float, rollouts: Iterable[Rollout]) -> dict[str, float]:
     """``accuracy`` (a gate score), the skill's length in tokens (estimated, as the skill
     budget counts them) and the target's mean tokens per scored rollout."""
     from skillopt.skillbudget import estimate_tokens

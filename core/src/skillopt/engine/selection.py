@@ -19,6 +19,8 @@ measured for the picked skill as before.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import hashlib
 from pathlib import Path
 
@@ -31,17 +33,22 @@ from skillopt.engine.context import RunContext
 from skillopt.engine.resumable import resumable
 from skillopt.engine.seeds import derive_seed
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from skillopt.config.schema import EvaluationConfig, RunConfig
+    from skillopt.envs import Env
+
 STAGE = "selection"
 #: the pick's split in the score book and the ledger's stage
 SPLIT = "selection"
 
 
-def active(cfg) -> bool:
+def active(cfg: RunConfig) -> bool:
     """The final skill is picked among the kept ones (not simply the best gate score)."""
     return bool(cfg.evaluation.selection_split) or cfg.search.select != "best"
 
 
-def carve(env, val: list[Task], e, seed: int) -> tuple[list[Task], list[Task]]:
+def carve(env: Env, val: list[Task], e: EvaluationConfig, seed: int) -> tuple[list[Task], list[Task]]:
     """(the gate's val items, the selection split): ``carved`` takes ``selection_items`` val
     items (default a third), seeded; a path loads that items file (no id may be a val item)."""
     if not e.selection_split:
@@ -138,7 +145,7 @@ def on_front(finalists: list[Finalist], objectives: tuple[str, ...]) -> list[boo
     return [not any(dominates(o, m, objectives) for o in as_members if o is not m) for m in as_members]
 
 
-def pick_final(run: RunContext, members: tuple[PoolMember, ...], skill_of) -> FinalPickResult:
+def pick_final(run: RunContext, members: tuple[PoolMember, ...], skill_of: Callable[[PoolMember], str]) -> FinalPickResult:
     """Score the kept skills on the selection split (or take their val objectives) and
     pick one by ``search.select``; ``skill_of(member)`` reads a member's skill."""
     from skillopt.engine.search import objectives

@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from skillopt.errors import ConfigError
 from skillopt.results import RunStatus, SeedRun, SeedsSummary
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 
 def parse_seeds(text: str) -> tuple[int, ...]:
@@ -30,7 +33,7 @@ def parse_seeds(text: str) -> tuple[int, ...]:
 
 
 def train_series(*, config_file: Path | None, assignments: list[str], flags: dict[str, Any], seeds: tuple[int, ...],
-                 force_config: bool = False, say=None, cfg_options: tuple[str, ...] = ()) -> SeedsSummary:
+                 force_config: bool = False, say: Callable[[str], None] | None = None, cfg_options: tuple[str, ...] = ()) -> SeedsSummary:
     """Train every seed in turn (a finished seed is not run again), then the pooled lift."""
     from skillopt.engine.lift import bootstrap_lift, describe
     from skillopt.engine.rundir import write_json

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
@@ -17,8 +17,18 @@ from skillopt.errors import ConfigError, SkillOptError
 from skillopt.engine.rundir import RunDir, read_json, write_json
 from skillopt.report import Reporter, say
 
+if TYPE_CHECKING:
+    from skillopt.calls import Ledger, ModelClient
+    from skillopt.engine.lock import RunLock
+    from skillopt.envs import Env
+    from skillopt.executors import Executor
+    from skillopt.gates import Gate
+    from skillopt.policies import EditPolicy
+    from skillopt.registry import Component
+    from skillopt.results import RunSummary
 
-def _env_component(sources: ConfigSources):
+
+def _env_component(sources: ConfigSources) -> Component:
     from skillopt.registry import get, get_registry
 
     name = env_name_of(sources)
@@ -46,7 +56,7 @@ def resolve_run_config(*, config_file: Path | None, assignments: list[str], flag
     return cfg, env_cls
 
 
-def auto_preset(env_cls, cfg: RunConfig) -> str:
+def auto_preset(env_cls: type[Env], cfg: RunConfig) -> str:
     """The env's choice when no preset is named: its small preset on the embedded local
     model (so a fresh machine finishes quickly), its full-size settings otherwise (never
     the paper's exact gate: see :mod:`skillopt.config.presets`)."""
@@ -70,23 +80,25 @@ def build_gate(cfg: RunConfig):
     return build(cfg)
 
 
-def build_policy(cfg: RunConfig):
+def build_policy(cfg: RunConfig) -> EditPolicy:
     """The run's edit policy with its typed ``[edit_policies.NAME]`` settings."""
     from skillopt.plugin_config import settings_for
     from skillopt.registry import get
 
     comp = get("edit_policies", cfg.optimizer.skill_update_mode)
-    return comp.obj(settings=settings_for(cfg, "edit_policies", cfg.optimizer.skill_update_mode, comp.obj.Config))
+    policy: EditPolicy = comp.obj(settings=settings_for(cfg, "edit_policies", cfg.optimizer.skill_update_mode, comp.obj.Config))
+    return policy
 
 
-def build_executor(cfg: RunConfig):
+def build_executor(cfg: RunConfig) -> Executor:
     """The run's executor (``engine.executor``) with its typed ``[executors.NAME]`` settings;
     not started yet (the rollout runner starts it)."""
     from skillopt.plugin_config import settings_for
     from skillopt.registry import get
 
     comp = get("executors", cfg.engine.executor)
-    return comp.obj(settings_for(cfg, "executors", cfg.engine.executor, comp.obj.Config), engine=cfg.engine)
+    executor: Executor = comp.obj(settings_for(cfg, "executors", cfg.engine.executor, comp.obj.Config), engine=cfg.engine)
+    return executor
 
 
 def default_out_dir(cfg: RunConfig) -> Path:
@@ -96,7 +108,7 @@ def default_out_dir(cfg: RunConfig) -> Path:
     return paths.data_dir() / "runs" / f"{cfg.env.name}-{stamp}"
 
 
-def pipeline_note(clients: dict, env: str) -> str:
+def pipeline_note(clients: dict[str, Any], env: str) -> str:
     """The line a run on a model too small to learn starts and ends with ('' otherwise):
     the target's note, which names the command that trains with a real model."""
     from rich.markup import escape
@@ -144,7 +156,7 @@ class Session:
         else:
             say(text, level=level)
 
-    def _clients(self, roles, *, training: bool = False):
+    def _clients(self, roles: tuple[str, ...], *, training: bool = False) -> tuple[dict[str, ModelClient], Ledger]:
         """The role clients; a training run on a model that only checks the pipeline says
         so first (see :meth:`Backend.pipeline_check_note`)."""
         from skillopt.calls import Ledger
@@ -166,7 +178,7 @@ class Session:
                 self._say(f"{role}: backend [bold]{name}[/bold], model {model}" + (f" ({reason})" if reason else ""))
         return clients, ledger
 
-    def _say_plan(self, clients, env) -> None:
+    def _say_plan(self, clients: dict[str, ModelClient], env: Env) -> None:
         """The run's ceiling before it starts (what ``skillopt check`` estimates), from
         the env the run trains with (built once: it announces its data source once)."""
         from skillopt.engine.estimate import describe, estimate, pricers_for
@@ -177,7 +189,7 @@ class Session:
         except SkillOptError as exc:  # an estimate never stops a run; the run itself will say what is wrong
             self._say(f"plan: no estimate ({exc})")
 
-    def _say_gate_power(self, cfg: RunConfig, gate, env) -> None:
+    def _say_gate_power(self, cfg: RunConfig, gate: Gate, env: Env) -> None:
         """A warning when the gate cannot accept anything on the run's val items."""
         from rich.markup import escape
 
@@ -193,7 +205,7 @@ class Session:
     def _guard_resume(self, rundir: RunDir, data: dict, force: bool) -> tuple[str, tuple[str, ...]]:
         return guard_resume(rundir, data, force, self._say)
 
-    def train(self, *, force_config: bool = False):
+    def train(self, *, force_config: bool = False) -> RunSummary:
         """Train (or resume) in the run directory; returns the :class:`RunSummary`."""
         from skillopt.engine.lock import RunLock
 
@@ -211,7 +223,7 @@ class Session:
             if fresh:
                 _remove_if_only_lock(rundir.root, lock.path)
 
-    def _train_locked(self, cfg: RunConfig, rundir: RunDir, data: dict, lock, force_config: bool):
+    def _train_locked(self, cfg: RunConfig, rundir: RunDir, data: dict[str, Any], lock: RunLock, force_config: bool) -> RunSummary:
         from skillopt.engine.observers import Observers
         from skillopt.engine.progress import RichReporter
         from skillopt.engine import saved_run
@@ -252,7 +264,7 @@ class Session:
             self._say(self.note)
         return summary
 
-    def evaluate(self, skill: str, *, split: str, repeats: int = 1, skill_path: str = "") -> dict:
+    def evaluate(self, skill: str, *, split: str, repeats: int = 1, skill_path: str = "") -> dict[str, Any]:
         from skillopt.envs import canonical_split
         from skillopt.engine.evaluation import Evaluator, ScoreBook, breakdown
         from skillopt.engine.progress import RichReporter

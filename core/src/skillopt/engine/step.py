@@ -86,7 +86,7 @@ def run_step(run: RunContext, plan: StepPlan, current: Current, *, before_gate: 
     say(f"{head}: reflect")
     reflected = reflect(run, plan, current, rolled)
     lap("reflect")
-    base = {"rollout": rolled, "reflect": reflected, "timing": timing}
+    base: dict[str, Any] = {"rollout": rolled, "reflect": reflected, "timing": timing}
     if not reflected.patches:
         answered = reflected.minibatches - len(reflected.missing)
         action = StepAction.SKIP_REFLECT_FAILED if answered and len(reflected.failures) == answered else StepAction.SKIP_NO_PATCHES

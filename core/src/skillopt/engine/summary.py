@@ -4,6 +4,8 @@ what the trainer hands them; the trainer writes the files."""
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import re
 import time
 
@@ -21,6 +23,12 @@ from skillopt.engine.reporting import target_cap_setting
 from skillopt.engine.rundir import RUN_LAYOUT
 from skillopt.engine.stages.records import FinalEvalResult
 
+if TYPE_CHECKING:
+    from skillopt.config.schema import RunConfig
+    from skillopt.engine.selection import FinalPickResult
+    from skillopt.engine.state import TrainState
+    from skillopt.gates import Gate
+
 
 def budget_advice(reason: str) -> str:
     for key, flag in (("max_calls", "--max-calls"), ("max_cost_usd", "--max-cost"), ("max_tokens", "--max-tokens")):
@@ -34,7 +42,7 @@ def outage_advice(reason: str, role: str) -> str:
     return f"the {role} provider did not answer: check {setting}, then re-run the same command to resume"
 
 
-def optimizer_advice(history: list[dict]) -> str:
+def optimizer_advice(history: list[dict[str, Any]]) -> str:
     reasons = [r for h in history for r in h.get("reflect_failure_reasons", [])]
     if any("model.optimizer.max_tokens" in r for r in reasons):
         return "every analyst reply was cut at its token cap: raise model.optimizer.max_tokens"
@@ -52,7 +60,7 @@ class Stop:
     role: str = ""
 
 
-def classify(cfg, state, totals: LedgerTotals, stopped: Stop | None, history: list[dict]) -> tuple[RunStatus, str, str]:
+def classify(cfg: RunConfig, state: TrainState, totals: LedgerTotals, stopped: Stop | None, history: list[dict[str, Any]]) -> tuple[RunStatus, str, str]:
     """(status, reason, advice) of the run as it ends."""
     if stopped is not None:
         status, reason = stopped.status, stopped.reason
@@ -75,7 +83,7 @@ def classify(cfg, state, totals: LedgerTotals, stopped: Stop | None, history: li
     return RunStatus.FINISHED, "", ""
 
 
-def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, data: RunData, state, history: list[dict],
+def build_summary(*, cfg: RunConfig, env_name: str, root: Path, best_skill: Path, gate: Gate, data: RunData, state: TrainState, history: list[dict[str, Any]],
                   final: FinalEvalResult | None, totals: LedgerTotals, ending: tuple[RunStatus, str, str],
                   config_data: dict, picked=None, recheck=None) -> RunSummary:
     """The ``summary.json`` record of a run as it ends."""
@@ -111,7 +119,7 @@ def build_summary(*, cfg, env_name: str, root: Path, best_skill: Path, gate, dat
     )
 
 
-def final_pick(picked) -> FinalPick | None:
+def final_pick(picked: FinalPickResult | None) -> FinalPick | None:
     """The summary's account of the final pick (:mod:`skillopt.engine.selection`)."""
     if picked is None:
         return None
@@ -128,12 +136,12 @@ def pick_words(pick: FinalPick) -> str:
     return f"picked among {pick.finalists} kept skills on {where} by '{pick.rule}': {pick.reason}"
 
 
-def _last(history: list[dict], key: str, default: float) -> float:
-    values = [h.get(key) for h in history if h.get(key) is not None]
+def _last(history: list[dict[str, Any]], key: str, default: float) -> float:
+    values: list[Any] = [h.get(key) for h in history if h.get(key) is not None]
     return float(values[-1]) if values else float(default)
 
 
-def _per_step(history: list[dict], key: str) -> float:
+def _per_step(history: list[dict[str, Any]], key: str) -> float:
     values = [h.get(key, 0) for h in history]
     return round(sum(values) / len(values), 1) if values else 0.0
 

@@ -9,6 +9,8 @@ resumed run ends exactly where an uninterrupted one would.
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import time
 from pathlib import Path
 
@@ -47,8 +49,13 @@ from skillopt.engine.stages.recheck import recheck
 from skillopt.engine.stages.slow_update import comparison_pairs, slow_update
 from skillopt.engine.lookahead import AheadOfTurn, Lookahead, StopRun
 
+if TYPE_CHECKING:
+    from skillopt.calls import ModelClient
+    from skillopt.executors import Executor
+    from skillopt.strategies import Strategy
 
-def rollout_deadline(cfg: RunConfig, target) -> float:
+
+def rollout_deadline(cfg: RunConfig, target: ModelClient) -> float:
     """When the engine gives up on one rollout: the env's own limit plus the time the
     client's retries of one call may need (so a slow call's retry is never cut off and
     scored as a timeout)."""
@@ -81,10 +88,10 @@ def stop_of(exc: BaseException):
 
 class Trainer(AheadOfTurn):
     def __init__(
-        self, *, cfg: RunConfig, env: Env, target, optimizer, policy: EditPolicy, gate: Gate, out_dir: Path,
-        ledger: Ledger | None = None, reporter=None, observers: Observers | None = None, config_data: dict | None = None,
-        executor=None,
-    ):
+        self, *, cfg: RunConfig, env: Env, target: ModelClient, optimizer: ModelClient, policy: EditPolicy, gate: Gate, out_dir: Path,
+        ledger: Ledger | None = None, reporter: NullReporter | None = None, observers: Observers | None = None,
+        config_data: dict[str, Any] | None = None, executor: Executor | None = None,
+    ) -> None:
         """``executor``: where rollouts run (its owner closes it; None = threads of this process)."""
         self.cfg, self.env, self.policy, self.gate = cfg, env, policy, gate
         self.target, self.optimizer = target, optimizer
@@ -116,7 +123,7 @@ class Trainer(AheadOfTurn):
         self.rejected_line = ""
 
     @property
-    def strategy(self):
+    def strategy(self) -> Strategy:
         """The search strategy plugin (``search.strategy``)."""
         return self.search.strategy
 
@@ -408,7 +415,7 @@ class Trainer(AheadOfTurn):
 
     # ------------------------------------------------------------------ end
 
-    def pick_final(self, run: RunContext):
+    def pick_final(self, run: RunContext) -> selection.FinalPickResult:
         """The final skill among the kept ones, by ``search.select`` (on the selection
         split when there is one); it becomes the best skill."""
         self.ledger.scope = "selection"

@@ -110,7 +110,7 @@ class Executor(abc.ABC):
     #: typed ``[executors.NAME]`` keys (an attrs class), read as ``self.settings``
     Config: ClassVar[type | None] = None
 
-    def __init__(self, settings: Any = None, *, engine: Any = None):
+    def __init__(self, settings: Any = None, *, engine: Any = None) -> None:
         """``settings``: an instance of ``Config`` (or None); ``engine``: the run's
         ``[engine]`` section (:class:`~skillopt.api.EngineConfig`; None = its defaults)."""
         from skillopt.config.schema import EngineConfig

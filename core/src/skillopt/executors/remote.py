@@ -28,7 +28,7 @@ import threading
 from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, TYPE_CHECKING, cast
 
 import attrs
 
@@ -36,6 +36,12 @@ from skillopt.calls import ModelClient
 from skillopt.errors import Cancelled, ConfigError, EnvUnavailable, SkillOptError
 from skillopt.executors import ItemOutcome, WorkItem, run_item
 from skillopt.executors.spec_secrets import without_secrets
+
+if TYPE_CHECKING:
+    from skillopt.config.schema import RunConfig
+    from skillopt.backends import Backend
+    from skillopt.envs import Env
+    from skillopt.records import Completion, CompletionRequest, Usage
 
 #: roles whose clients a worker may build (rollouts use the target's)
 ROLES = ("target", "optimizer")
@@ -73,7 +79,7 @@ class WorkerSpec:
     versions: dict[str, str]
 
     @classmethod
-    def for_run(cls, cfg, roles: tuple[str, ...] = ("target",)) -> WorkerSpec:
+    def for_run(cls, cfg: RunConfig, roles: tuple[str, ...] = ("target",)) -> WorkerSpec:
         """The spec of a resolved :class:`~skillopt.api.RunConfig`. Raises ConfigError
         for what a worker could not rebuild: a key written into the config (never
         shipped) or a component registered in this process only."""
@@ -125,7 +131,7 @@ class _LedgerLink:
     """The ledger a worker's client books into: the driver's, through the link (which
     books in the scope of the client the engine gave the item, so ``scope`` is not sent)."""
 
-    def __init__(self, link: Link, ticket: int):
+    def __init__(self, link: Link, ticket: int) -> None:
         self.link, self.ticket = link, ticket
 
     def record(self, *, role: str, stage: str, usage, cost_usd, cached: bool, truncated: bool = False, scope=None) -> None:
@@ -141,13 +147,14 @@ class _LedgerLink:
 class _CacheLink:
     """The call cache a worker's client reads and fills: the driver's, through the link."""
 
-    def __init__(self, link: Link, ticket: int):
+    def __init__(self, link: Link, ticket: int) -> None:
         self.link, self.ticket = link, ticket
 
-    def get(self, key: str):
-        return self.link.call("cache_get", self.ticket, key)
+    def get(self, key: str) -> Completion | None:
+        found: Completion | None = self.link.call("cache_get", self.ticket, key)
+        return found
 
-    def put(self, key: str, identity: dict, request, completion) -> None:
+    def put(self, key: str, identity: dict[str, Any], request: CompletionRequest, completion: Completion) -> None:
         self.link.call("cache_put", self.ticket, key, identity, request, completion)
 
     def close(self) -> None:
@@ -160,11 +167,13 @@ class WorkerClient(ModelClient):
     limited number of calls at once (the embedded model: one) is limited here, per worker,
     since each worker has its own copy."""
 
-    def __init__(self, backend, *, link: Link, ticket: int, local_limit, **options):
+    def __init__(self, backend: Backend, *, link: Link, ticket: int, local_limit: contextlib.AbstractContextManager[Any] | None,
+                 **options: Any) -> None:
         cache_mode = options.get("cache_mode", "read-write")
         options.pop("max_in_flight", None)
-        super().__init__(backend, ledger=_LedgerLink(link, ticket), cache=_CacheLink(link, ticket) if cache_mode != "off" else None,
-                         **options)  # type: ignore[arg-type]
+        # the links stand in for the driver's Ledger and CallCache (same methods, over the link)
+        super().__init__(backend, ledger=_LedgerLink(link, ticket), cache=_CacheLink(link, ticket) if cache_mode != "off" else None,  # type: ignore[arg-type]
+                         **options)
         self.link, self.ticket = link, ticket
         self.limiter = local_limit or contextlib.nullcontext()
 
@@ -186,10 +195,10 @@ class WorkerRuntime:
     what the run needs (a distribution missing or of another version, a key variable
     unset): the run stops with that line instead of failing item after item."""
 
-    def __init__(self, spec: WorkerSpec, link: Link, *, where: str = "worker"):
+    def __init__(self, spec: WorkerSpec, link: Link, *, where: str = "worker") -> None:
         self.spec, self.link, self.where = spec, link, where
         self._lock = threading.Lock()
-        self._backends: dict[str, tuple[Any, dict, Any]] = {}
+        self._backends: dict[str, tuple[Any, dict[str, Any], Any]] = {}
         self._cancels: dict[int, threading.Event] = {}
         try:
             self._check_versions()
@@ -211,7 +220,7 @@ class WorkerRuntime:
                     "on the driver and on every worker"
                 )
 
-    def _config(self):
+    def _config(self) -> RunConfig:
         from skillopt.config.schema import RunConfig
         from skillopt.serde import from_data
 
@@ -222,14 +231,15 @@ class WorkerRuntime:
             model[role] = {**(model.get(role) or {}), "backend": name}
         return from_data({**data, "model": model}, RunConfig)
 
-    def _env(self):
+    def _env(self) -> Env:
         from skillopt.registry import get
         from skillopt.serde import from_data
 
         env_cls = get("envs", self.spec.env).obj
-        return env_cls(from_data(self.spec.config.get("env") or {}, env_cls.Config))
+        env: Env = env_cls(from_data(self.spec.config.get("env") or {}, env_cls.Config))
+        return env
 
-    def _backend(self, role: str) -> tuple[Any, dict, Any]:
+    def _backend(self, role: str) -> tuple[Any, dict[str, Any], Any]:
         """(backend, client options, per-worker concurrency limit) of a role, built once."""
         from skillopt.engine.models import build_backend, client_options
 
@@ -299,7 +309,7 @@ class CallHost:
     #: operations that may wait (an in-flight slot): the transport runs them off its receiving thread
     BLOCKING = frozenset({"reserve"})
 
-    def __init__(self, config=None):
+    def __init__(self, config: RunConfig | None = None) -> None:
         self.config = config
         self._lock = threading.Lock()
         self._routes: dict[int, ModelClient] = {}
@@ -340,12 +350,12 @@ class CallHost:
             raise Cancelled("the driver no longer waits for this item")
         return client
 
-    def _limiter(self, client: ModelClient, role: str):
+    def _limiter(self, client: ModelClient, role: str) -> threading.BoundedSemaphore:
         from skillopt.calls.pipeline import shared_limiter
         from skillopt.engine.models import configured_in_flight
 
         if self.config is None:
-            return client.limiter
+            return cast(threading.BoundedSemaphore, client.limiter)  # a driver-side client's is a semaphore
         return shared_limiter(client.endpoint_key, configured_in_flight(self.config, role))
 
     def handle(self, op: str, ticket: int, *args: Any) -> Any:

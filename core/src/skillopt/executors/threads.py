@@ -6,10 +6,13 @@ import queue
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 from skillopt.executors import Done, Executor, WorkItem, run_item
 from skillopt.hookspecs import hookimpl
+
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
 
 
 class SpareThreads:
@@ -67,5 +70,5 @@ _THREADS = SpareThreads("rollout")
 
 
 @hookimpl
-def skillopt_register_executors(register):
+def skillopt_register_executors(register: Register[type[Executor]]) -> None:
     register(ThreadExecutor)

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import abc
 import re
-from typing import ClassVar
+from typing import Any, ClassVar, TYPE_CHECKING
 
 import attrs
 
 from skillopt.config.schema import EvaluationConfig
 from skillopt.records import Verdict
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 
 @attrs.frozen(kw_only=True)
@@ -44,7 +47,7 @@ class Evaluation:
         """Items with at least one valid repeat."""
         return len(self.items)
 
-    def only(self, item_ids) -> Evaluation:
+    def only(self, item_ids: Iterable[str]) -> Evaluation:
         """The same evaluation restricted to ``item_ids``."""
         keep = set(item_ids)
         return attrs.evolve(self, items={k: v for k, v in self.items.items() if k in keep}, missing={})
@@ -169,7 +172,7 @@ class Gate(abc.ABC):
     #: typed ``[gates.NAME]`` keys of this gate (an attrs class), read as ``self.settings``
     Config: ClassVar[type | None] = None
 
-    def __init__(self, config: EvaluationConfig, settings=None):
+    def __init__(self, config: EvaluationConfig, settings: Any = None) -> None:
         """``config``: the ``[evaluation]`` section; ``settings``: ``[gates.NAME]`` (None = ``Config()``)."""
         self.config = config
         self.settings = settings if settings is not None else (self.Config() if self.Config is not None else None)

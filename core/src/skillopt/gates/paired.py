@@ -21,12 +21,18 @@ at any size (the null distribution is counted, not sampled).
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import random
 from collections import Counter
 
 from skillopt.gates import Evaluation, Gate, Look
 from skillopt.hookspecs import hookimpl
 from skillopt.records import GateAction, Verdict
+
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
+
 
 MC_SAMPLES = 20000
 #: denominators tried to put paired differences on an integer grid (exact test)
@@ -63,7 +69,7 @@ def sign_flip_p_value(diffs: list[float], *, seed: int = 0) -> float:
                 nxt[total - m] += ways
             counts = nxt
         hits = sum(ways for total, ways in counts.items() if total >= observed)
-        return hits / 2 ** len(magnitudes)
+        return hits / float(2 ** len(magnitudes))
     observed_f = sum(nonzero)
     rng = random.Random(seed)
     hits = 0
@@ -204,5 +210,5 @@ class PairedGate(Gate):
 
 
 @hookimpl
-def skillopt_register_gates(register):
+def skillopt_register_gates(register: Register[type[Gate]]) -> None:
     register(PairedGate)

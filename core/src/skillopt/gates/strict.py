@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skillopt.gates import Evaluation, Gate
 from skillopt.hookspecs import hookimpl
 from skillopt.records import Verdict
+
+if TYPE_CHECKING:
+    from skillopt.hookspecs import Register
 
 
 class StrictGate(Gate):
@@ -32,5 +37,5 @@ class StrictGate(Gate):
 
 
 @hookimpl
-def skillopt_register_gates(register):
+def skillopt_register_gates(register: Register[type[Gate]]) -> None:
     register(StrictGate)

@@ -65,7 +65,7 @@ class OptimizerContext:
                 return text
         return _packaged_prompt(name)
 
-    def ask(self, *, stage: str, system: str, user: str, schema: dict, max_tokens: int = 4096, reasoning_effort: str | None = None) -> dict:
+    def ask(self, *, stage: str, system: str, user: str, schema: dict[str, Any], max_tokens: int = 4096, reasoning_effort: str | None = None) -> dict[str, Any]:
         """One schema-constrained optimizer call; raises SchemaError after re-asks fail."""
         from skillopt.records import CompletionRequest, Message
 
@@ -80,9 +80,10 @@ class OptimizerContext:
             reasoning_effort=reasoning_effort or None,
         )
         completion = self.client.complete(request)
-        return completion.parsed
+        parsed: dict[str, Any] = completion.parsed
+        return parsed
 
-    def ask_whole_skill(self, *, stage: str, system: str, user: str, schema: dict) -> dict:
+    def ask_whole_skill(self, *, stage: str, system: str, user: str, schema: dict[str, Any]) -> dict[str, Any]:
         """A call that writes a whole skill: its own output cap and reasoning effort."""
         o = self.config.optimizer
         return self.ask(stage=stage, system=system, user=user, schema=schema, max_tokens=o.rewrite_max_tokens,
@@ -108,7 +109,7 @@ class EditPolicy(abc.ABC):
     #: typed ``[edit_policies.NAME]`` keys of this policy (an attrs class), read as ``self.settings``
     Config: ClassVar[type | None] = None
 
-    def __init__(self, settings=None):
+    def __init__(self, settings: Any = None) -> None:
         """``settings``: its ``[edit_policies.NAME]`` keys (None = ``Config()``, or None without one)."""
         self.settings = settings if settings is not None else (self.Config() if self.Config is not None else None)
 

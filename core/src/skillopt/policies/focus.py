@@ -33,7 +33,7 @@ def _terms(text: str) -> set[str]:
     return {w.lower() for w in _WORD.findall(text) if len(w) >= MIN_TERM_CHARS}
 
 
-def _anchor_patterns(anchors: list[str]) -> list[re.Pattern]:
+def _anchor_patterns(anchors: list[str]) -> list[re.Pattern[str]]:
     patterns = []
     for anchor in dict.fromkeys(a.strip() for a in anchors if a and a.strip()):
         if len(anchor) > 200:
@@ -63,7 +63,7 @@ def _split_tail(lines: list[str], budget: int) -> int:
     return start
 
 
-def _trim_passage(line: str, patterns: list[re.Pattern], terms: set[str], room: int) -> str:
+def _trim_passage(line: str, patterns: list[re.Pattern[str]], terms: set[str], room: int) -> str:
     """A passage within ``room`` characters: whole when it fits, else its label and the
     sentences that match, in order."""
     if len(line) <= room:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 from skillopt.errors import SchemaError
 from skillopt.hookspecs import hookimpl
 from skillopt.policies import EditPolicy
@@ -11,6 +13,11 @@ from skillopt.policies.patch import analyst_system, analyst_user_message
 from skillopt.records import Edit, EditResult, Patch
 from skillopt.skilldoc import restore_protected
 
+if TYPE_CHECKING:
+    from skillopt.policies import OptimizerContext
+    from skillopt.records import EditResult, Patch, Rollout, Task
+    from skillopt.hookspecs import Register
+
 
 class FullRewritePolicy(EditPolicy):
     """Whole-skill candidates, merged hierarchically; no learning-rate clipping."""
@@ -19,7 +26,7 @@ class FullRewritePolicy(EditPolicy):
     summary = "analysts write complete skills; merges combine them (no edit budget)"
     uses_budget = False
 
-    def reflect(self, ctx, rollouts, tasks, kind):
+    def reflect(self, ctx: OptimizerContext, rollouts: list[Rollout], tasks: dict[str, Task], kind: str) -> Patch:
         data = ctx.ask_whole_skill(
             stage="analyst",
             system=analyst_system(ctx, f"analyst_{kind}_full_rewrite"),
@@ -29,7 +36,7 @@ class FullRewritePolicy(EditPolicy):
         new_skill = str(data.get("new_skill", "")).strip()
         return Patch(new_skill=new_skill, reasoning="; ".join(str(x) for x in data.get("change_summary", [])), source_type=kind)
 
-    def merge(self, ctx, patches, kind):
+    def merge(self, ctx: OptimizerContext, patches: list[Patch], kind: str) -> Patch:
         level = max((p.merge_level for p in patches), default=0) + 1
         candidates = [p for p in patches if p.new_skill]
         source = "failure" if kind in ("failure", "final") else "success"
@@ -46,10 +53,10 @@ class FullRewritePolicy(EditPolicy):
             merged = candidates[0].new_skill
         return Patch(new_skill=merged or candidates[0].new_skill, source_type=source, merge_level=level)
 
-    def select(self, ctx, patch, budget):
+    def select(self, ctx: OptimizerContext, patch: Patch, budget: int | None) -> tuple[Patch, dict[str, Any]]:
         return patch, {"ranking": "not used in full-rewrite mode"}
 
-    def apply(self, ctx, skill, patch):
+    def apply(self, ctx: OptimizerContext, skill: str, patch: Patch) -> tuple[str, list[EditResult], dict[str, Any]]:
         if not patch.new_skill.strip():
             return skill, [], {}
         new_skill = restore_protected(skill, patch.new_skill.strip() + "\n")
@@ -58,5 +65,5 @@ class FullRewritePolicy(EditPolicy):
 
 
 @hookimpl
-def skillopt_register_edit_policies(register):
+def skillopt_register_edit_policies(register: Register[type[EditPolicy]]) -> None:
     register(FullRewritePolicy, aliases=("full_rewrite", "full_rewrite_minibatch"))

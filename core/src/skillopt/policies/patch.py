@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
@@ -17,6 +17,11 @@ from skillopt.serde import to_data
 from skillopt.skillbudget import estimate_tokens, shortens
 from skillopt.skilldoc import apply_edits
 from skillopt.skillfolder import SkillFolder, skill_of
+
+if TYPE_CHECKING:
+    from skillopt.policies import OptimizerContext
+    from skillopt.records import EditResult, Patch, Rollout, Task
+    from skillopt.hookspecs import Register
 
 
 #: what the reply schema asks for at most; a longer list is clipped here, not re-asked
@@ -78,7 +83,7 @@ class PatchPolicy(EditPolicy):
     edits_skill = True
     summary = "bounded append / insert_after / replace / delete edits (paper default)"
 
-    def reflect(self, ctx, rollouts, tasks, kind):
+    def reflect(self, ctx: OptimizerContext, rollouts: list[Rollout], tasks: dict[str, Task], kind: str) -> Patch:
         schema = schemas.analyst_patch_schema(kind, ctx.budget, ctx.sar, ctx.config.gradient.min_failure_edits,
                                               files=isinstance(skill_of(ctx.skill), SkillFolder))
         data = ctx.ask(
@@ -107,7 +112,7 @@ class PatchPolicy(EditPolicy):
             appendix_notes=notes,
         )
 
-    def merge(self, ctx, patches, kind):
+    def merge(self, ctx: OptimizerContext, patches: list[Patch], kind: str) -> Patch:
         level = max((p.merge_level for p in patches), default=0) + 1
         inputs = [e for p in patches for e in p.edits]
         notes = tuple(dict.fromkeys(n for p in patches for n in p.appendix_notes))
@@ -131,7 +136,7 @@ class PatchPolicy(EditPolicy):
         merged = recount(merged, inputs, edit_text)
         return attrs.evolve(base, edits=tuple(merged), reasoning=str(data.get("reasoning", "")))
 
-    def select(self, ctx, patch, budget):
+    def select(self, ctx: OptimizerContext, patch: Patch, budget: int | None) -> tuple[Patch, dict[str, Any]]:
         edits = list(patch.edits)
         if budget is None or len(edits) <= budget:
             return patch, {"ranking": "not needed", "selected_indices": list(range(len(edits)))}
@@ -161,11 +166,11 @@ class PatchPolicy(EditPolicy):
         chosen = chosen[:budget]
         return attrs.evolve(patch, edits=tuple(edits[i] for i in chosen)), {"ranking": method, "selected_indices": chosen}
 
-    def apply(self, ctx, skill, patch) -> tuple[str, list[EditResult], dict[str, Any]]:
+    def apply(self, ctx: OptimizerContext, skill: str, patch: Patch) -> tuple[str, list[EditResult], dict[str, Any]]:
         new, results = apply_edits(skill, patch.edits)
         return new, results, {}
 
 
 @hookimpl
-def skillopt_register_edit_policies(register):
+def skillopt_register_edit_policies(register: Register[type[EditPolicy]]) -> None:
     register(PatchPolicy, aliases=("edits",))

@@ -7,10 +7,15 @@ is shown as its question and the passages that explain the verdict (``focus``).
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import json
 
 from skillopt.policies.focus import focus
 from skillopt.records import Rollout, Task
+
+if TYPE_CHECKING:
+    from skillopt.policies import OptimizerContext
 
 
 def clip(text: str, limit: int) -> str:
@@ -58,7 +63,7 @@ def skill_section(skill: str) -> str:
     return "## Current skill\n<skill>\n" + (skill.strip() or "(empty)") + "\n</skill>"
 
 
-def skill_block(ctx, skill: str | None = None) -> str:
+def skill_block(ctx: OptimizerContext, skill: str | None = None) -> str:
     """The skill section, and its length budget when ``optimizer.max_skill_tokens`` is set."""
     from skillopt.skillbudget import budget_note
 
@@ -106,5 +111,5 @@ def join_sections(*sections: str) -> str:
     return "\n\n".join(s for s in sections if s and s.strip())
 
 
-def as_json(data) -> str:
+def as_json(data: Any) -> str:
     return json.dumps(data, ensure_ascii=False, indent=1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import attrs
 
 from skillopt.errors import SchemaError
@@ -14,10 +16,16 @@ from skillopt.policies.support import dedupe_suggestions, recount, suggestion_te
 from skillopt.records import Edit, EditResult, Patch, Suggestion
 from skillopt.skilldoc import restore_protected
 
+if TYPE_CHECKING:
+    from skillopt.policies import OptimizerContext
+    from skillopt.records import EditResult, Patch, Rollout, Task
+    from skillopt.hookspecs import Register
+
+
 _TYPES = set(schemas.SUGGESTION_TYPES)
 
 
-def parse_suggestions(items, source_type: str) -> list[Suggestion]:
+def parse_suggestions(items: Any, source_type: str) -> list[Suggestion]:
     out = []
     for item in items or []:
         if not isinstance(item, dict) or item.get("type") not in _TYPES or not str(item.get("instruction", "")).strip():
@@ -46,7 +54,7 @@ class RewritePolicy(EditPolicy):
     name = "rewrite"
     summary = "rewrite the skill from ranked revision suggestions"
 
-    def reflect(self, ctx, rollouts, tasks, kind):
+    def reflect(self, ctx: OptimizerContext, rollouts: list[Rollout], tasks: dict[str, Task], kind: str) -> Patch:
         data = ctx.ask(
             stage="analyst",
             system=analyst_system(ctx, f"analyst_{kind}_rewrite"),
@@ -56,7 +64,7 @@ class RewritePolicy(EditPolicy):
         items = parse_suggestions(data.get("suggestions", []), kind)  # the ranking clips to the budget
         return Patch(suggestions=tuple(items), reasoning=str(data.get("reasoning", "")), source_type=kind)
 
-    def merge(self, ctx, patches, kind):
+    def merge(self, ctx: OptimizerContext, patches: list[Patch], kind: str) -> Patch:
         level = max((p.merge_level for p in patches), default=0) + 1
         inputs = [s for p in patches for s in p.suggestions]
         deduped = dedupe_suggestions(inputs)
@@ -73,7 +81,7 @@ class RewritePolicy(EditPolicy):
         merged = recount(parse_suggestions(data.get("suggestions", []), source), inputs, suggestion_text)
         return Patch(suggestions=tuple(merged), source_type=source, merge_level=level, reasoning=str(data.get("reasoning", "")))
 
-    def select(self, ctx, patch, budget):
+    def select(self, ctx: OptimizerContext, patch: Patch, budget: int | None) -> tuple[Patch, dict[str, Any]]:
         items = list(patch.suggestions)
         if budget is None or len(items) <= budget:
             return patch, {"ranking": "not needed", "selected_indices": list(range(len(items)))}
@@ -95,7 +103,7 @@ class RewritePolicy(EditPolicy):
         chosen = chosen[:budget]
         return attrs.evolve(patch, suggestions=tuple(items[i] for i in chosen)), {"ranking": method, "selected_indices": chosen}
 
-    def apply(self, ctx, skill, patch):
+    def apply(self, ctx: OptimizerContext, skill: str, patch: Patch) -> tuple[str, list[EditResult], dict[str, Any]]:
         if not patch.suggestions:
             return skill, [], {"change_summary": []}
         listing = "\n".join(suggestion_line(i, s) for i, s in enumerate(patch.suggestions))
@@ -110,5 +118,5 @@ class RewritePolicy(EditPolicy):
 
 
 @hookimpl
-def skillopt_register_edit_policies(register):
+def skillopt_register_edit_policies(register: Register[type[EditPolicy]]) -> None:
     register(RewritePolicy, aliases=("rewrite_from_suggestions", "suggestions"))

@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from skillopt.records import EDIT_OPS
 
 TEXT = {"type": "string", "maxLength": 2000}
 SHORT = {"type": "string", "maxLength": 600}
 
 
-def edit_schema(files: bool = False) -> dict:
+def edit_schema(files: bool = False) -> dict[str, Any]:
     """One edit; ``files``: the skill is a folder, so an edit names its ``target_file``."""
     props = {
         "op": {"type": "string", "enum": list(EDIT_OPS)},
@@ -24,8 +26,8 @@ def edit_schema(files: bool = False) -> dict:
     return {"type": "object", "properties": props, "required": ["op", "content"]}
 
 
-def _items(item: dict, limit: int | None, minimum: int = 0) -> dict:
-    schema = {"type": "array", "items": item}
+def _items(item: dict[str, Any], limit: int | None, minimum: int = 0) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "array", "items": item}
     if limit is not None:
         schema["maxItems"] = max(limit, 0)
     if minimum:
@@ -33,10 +35,10 @@ def _items(item: dict, limit: int | None, minimum: int = 0) -> dict:
     return schema
 
 
-def analyst_patch_schema(kind: str, budget: int | None, sar: bool, min_edits: int = 0, *, files: bool = False) -> dict:
-    props: dict = {"reasoning": SHORT, "edits": _items(edit_schema(files), budget, min_edits if kind == "failure" else 0)}
+def analyst_patch_schema(kind: str, budget: int | None, sar: bool, min_edits: int = 0, *, files: bool = False) -> dict[str, Any]:
+    props: dict[str, Any] = {"reasoning": SHORT, "edits": _items(edit_schema(files), budget, min_edits if kind == "failure" else 0)}
     if kind == "failure":
-        pattern = {
+        pattern: dict[str, Any] = {
             "type": "object",
             "properties": {"failure_type": {"type": "string", "maxLength": 80}, "count": {"type": "integer"}, "description": SHORT},
             "required": ["failure_type", "description"],
@@ -51,11 +53,11 @@ def analyst_patch_schema(kind: str, budget: int | None, sar: bool, min_edits: in
     return {"type": "object", "properties": props, "required": ["reasoning", "edits"]}
 
 
-def merged_patch_schema(*, files: bool = False) -> dict:
+def merged_patch_schema(*, files: bool = False) -> dict[str, Any]:
     return {"type": "object", "properties": {"reasoning": SHORT, "edits": _items(edit_schema(files), None)}, "required": ["edits"]}
 
 
-def ranking_schema(n_items: int, budget: int) -> dict:
+def ranking_schema(n_items: int, budget: int) -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
@@ -69,7 +71,7 @@ def ranking_schema(n_items: int, budget: int) -> dict:
 SUGGESTION_TYPES = ["add_rule", "remove_rule", "merge_rules", "reorganize", "compress", "clarify"]
 
 
-def suggestion_schema() -> dict:
+def suggestion_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
@@ -83,16 +85,16 @@ def suggestion_schema() -> dict:
     }
 
 
-def analyst_rewrite_schema(kind: str, budget: int | None, min_items: int = 0) -> dict:
+def analyst_rewrite_schema(kind: str, budget: int | None, min_items: int = 0) -> dict[str, Any]:
     props = {"reasoning": SHORT, "suggestions": _items(suggestion_schema(), budget, min_items if kind == "failure" else 0)}
     return {"type": "object", "properties": props, "required": ["suggestions"]}
 
 
-def merged_suggestions_schema() -> dict:
+def merged_suggestions_schema() -> dict[str, Any]:
     return {"type": "object", "properties": {"reasoning": SHORT, "suggestions": _items(suggestion_schema(), None)}, "required": ["suggestions"]}
 
 
-def new_skill_schema() -> dict:
+def new_skill_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
@@ -104,7 +106,7 @@ def new_skill_schema() -> dict:
     }
 
 
-def lr_schema() -> dict:
+def lr_schema() -> dict[str, Any]:
     return {
         "type": "object",
         "properties": {
@@ -117,9 +119,9 @@ def lr_schema() -> dict:
     }
 
 
-def text_block_schema(key: str) -> dict:
+def text_block_schema(key: str) -> dict[str, Any]:
     return {"type": "object", "properties": {"reasoning": SHORT, key: {"type": "string", "maxLength": 6000}}, "required": [key]}
 
 
-def notes_schema() -> dict:
+def notes_schema() -> dict[str, Any]:
     return {"type": "object", "properties": {"appendix_notes": _items(SHORT, 30)}, "required": ["appendix_notes"]}

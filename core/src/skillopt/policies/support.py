@@ -7,11 +7,16 @@ item's support is recounted from the proposals it resembles.
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import re
 
 import attrs
 
 from skillopt.records import Edit, Suggestion
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -61,7 +66,7 @@ def dedupe_suggestions(items: list[Suggestion]) -> list[Suggestion]:
     return kept
 
 
-def recount(merged: list, inputs: list, text_of) -> list:
+def recount(merged: list[Any], inputs: list[Any], text_of: Callable[[Any], str]) -> list[Any]:
     """Set each merged item's support to the total support of inputs that resemble it."""
     out = []
     for item in merged:

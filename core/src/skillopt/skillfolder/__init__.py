@@ -19,12 +19,15 @@ from __future__ import annotations
 
 import re
 from pathlib import PurePosixPath
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
 from skillopt.errors import ConfigError
 from skillopt.records import SkillFile
+
+if TYPE_CHECKING:
+    from collections.abc import Iterable
 
 MAIN = "SKILL.md"
 REFERENCES, SCRIPTS = "references", "scripts"
@@ -152,7 +155,7 @@ class SkillFolder:
     files: tuple[SkillFile, ...]
 
     @classmethod
-    def of(cls, files) -> SkillFolder:
+    def of(cls, files: Iterable[SkillFile]) -> SkillFolder:
         """A folder of ``files`` (any order), each path checked, contents ending in a newline."""
         seen: dict[str, SkillFile] = {}
         for f in files:

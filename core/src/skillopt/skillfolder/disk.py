@@ -8,6 +8,8 @@ resumed run) sees the old folder or the new one, never a mix of both.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import os
 import shutil
 import stat
@@ -17,6 +19,9 @@ from skillopt.errors import ConfigError
 from skillopt.fsio import replace_dir
 from skillopt.records import SkillFile
 from skillopt.skillfolder import DEFAULT_MODE, LAYOUT, MAIN, SkillFolder, check_front_matter, is_script, path_problem
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 #: a folder skill may hold at most this many characters in all (as a single-file skill)
 MAX_FOLDER_CHARS = 200_000
@@ -83,7 +88,8 @@ def matches(folder: SkillFolder, dest: Path) -> bool:
     return on_disk(dest) == {f.path: (f.content, f.mode) for f in folder.files}
 
 
-def write_folder(folder: SkillFolder, dest: Path, *, keep_old: Path | None = None, render=None) -> None:
+def write_folder(folder: SkillFolder, dest: Path, *, keep_old: Path | None = None,
+                 render: Callable[[SkillFile], str] | None = None) -> None:
     """Replace the folder ``dest`` with ``folder``'s files (modes included), all at once.
 
     The files are written to a hidden sibling and renamed into place; an existing

@@ -18,6 +18,8 @@ The rules, each reported on the edit rather than silently bent:
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import attrs
 
 from skillopt.errors import ConfigError
@@ -34,6 +36,9 @@ from skillopt.skillfolder import (
     strip_file_markers,
 )
 from skillopt.skilltext import apply_edit, find_span, restore_protected, strip_markers
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable
 
 
 def _where(result: EditResult, path: str) -> EditResult:

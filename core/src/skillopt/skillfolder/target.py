@@ -10,12 +10,15 @@ installed skill would sit; every other target reads the inline rendering only.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
 from skillopt.records import CompletionRequest, SkillFile
 from skillopt.skillfolder import SkillFolder, skill_of
+
+if TYPE_CHECKING:
+    from skillopt.records import Completion
 
 
 def installs_skill_files(model: Any) -> bool:
@@ -27,11 +30,12 @@ def installs_skill_files(model: Any) -> bool:
 class SkillFilesClient:
     """The target's client with a folder skill's files attached to every request."""
 
-    def __init__(self, model: Any, files: tuple[SkillFile, ...]):
+    def __init__(self, model: Any, files: tuple[SkillFile, ...]) -> None:
         self.model, self.files = model, files
 
-    def complete(self, request: CompletionRequest):
-        return self.model.complete(attrs.evolve(request, skill_files=self.files))
+    def complete(self, request: CompletionRequest) -> Completion:
+        reply: Completion = self.model.complete(attrs.evolve(request, skill_files=self.files))
+        return reply
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.model, name)

@@ -20,11 +20,12 @@ winner; a sampler, too, is a pure function of what it is handed and the step's s
 from __future__ import annotations
 
 import abc
-from typing import TYPE_CHECKING, ClassVar
+from typing import Any, ClassVar, TYPE_CHECKING
 
 import attrs
 
 if TYPE_CHECKING:
+    from skillopt.config.schema import SearchConfig
     from skillopt.records import Patch
 
 
@@ -64,7 +65,7 @@ class Strategy(abc.ABC):
     #: ``1`` puts one edit at a time to the gate (Sleep's search)
     edit_budget: ClassVar[int | None] = None
 
-    def __init__(self, settings=None):
+    def __init__(self, settings: Any = None) -> None:
         """``settings``: the ``[search]`` section (:class:`~skillopt.config.schema.SearchConfig`)."""
         from skillopt.config.schema import SearchConfig
 
@@ -88,7 +89,7 @@ class Strategy(abc.ABC):
         return None
 
 
-class Sampler(abc.ABC):
+class Sampler(abc.ABC):  # noqa: B024 - both methods have defaults: a sampler overrides the one it needs
     """Base class of proposal samplers (``search.sampler``): how one step's analyst
     patches become up to ``search.proposals`` candidate edit sets.
 
@@ -103,7 +104,7 @@ class Sampler(abc.ABC):
     #: one line for ``skillopt plugins``
     summary: ClassVar[str] = ""
 
-    def __init__(self, settings=None):
+    def __init__(self, settings: Any = None) -> None:
         """``settings``: the ``[search]`` section (:class:`~skillopt.config.schema.SearchConfig`)."""
         from skillopt.config.schema import SearchConfig
 
@@ -119,15 +120,15 @@ class Sampler(abc.ABC):
         return (selected,)
 
 
-def is_sampler(obj) -> bool:
+def is_sampler(obj: object) -> bool:
     return isinstance(obj, type) and issubclass(obj, Sampler)
 
 
-def is_strategy(obj) -> bool:
+def is_strategy(obj: object) -> bool:
     return isinstance(obj, type) and issubclass(obj, Strategy)
 
 
-def check_settings(settings) -> None:
+def check_settings(settings: SearchConfig) -> None:
     """A ConfigError naming the key when ``search.strategy`` is not a strategy plugin or
     ``search.sampler`` not a sampler (both are components of the strategies kind)."""
     import difflib

@@ -11,6 +11,8 @@ without the harmful edit can win where the full set would have lost.
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import itertools
 import math
 import random
@@ -20,11 +22,17 @@ import attrs
 from skillopt.hookspecs import hookimpl
 from skillopt.strategies import Sampler
 
+if TYPE_CHECKING:
+    from collections.abc import Callable
+    from skillopt.records import Patch
+    from skillopt.hookspecs import Register
+
+
 #: seeded draws tried when the subsets are too many to list
 DRAWS = 200
 
 
-def _field(patch) -> str:
+def _field(patch: Patch) -> str:
     """What a subset varies: bounded edits, else a rewrite's suggestions ('' = neither)."""
     return "edits" if patch.edits else ("suggestions" if patch.suggestions else "")
 
@@ -55,7 +63,7 @@ class EditSubsets(Sampler):
     name = "edit-subsets"
     summary = "K proposals per step from one merge: the ranked edits, then other subsets of the merged edits (P x N)"
 
-    def variants(self, merged, selected, budget, k, seed):
+    def variants(self, merged: Patch, selected: Patch, budget: int | None, k: int, seed: int) -> tuple[Patch, ...]:
         field = _field(merged)
         if k <= 1 or not field:
             return (selected,)
@@ -68,9 +76,10 @@ class EditSubsets(Sampler):
             others = [tuple(i for i in picked if i != drop) for drop in picked][: k - 1]
         else:
             others = []
-        return (selected, *(attrs.evolve(selected, **{field: tuple(offered[i] for i in subset)}) for subset in others))
+        subset_of: Callable[[tuple[int, ...]], dict[str, Any]] = lambda subset: {field: tuple(offered[i] for i in subset)}
+        return (selected, *(attrs.evolve(selected, **subset_of(subset)) for subset in others))
 
 
 @hookimpl
-def skillopt_register_strategies(register):
+def skillopt_register_strategies(register: Register[type[Sampler]]) -> None:
     register(EditSubsets)

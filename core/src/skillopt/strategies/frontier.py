@@ -15,11 +15,18 @@ then picks the final skill from the front by a named rule (see
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import random
 
 from skillopt.hookspecs import hookimpl
 from skillopt.strategies import PoolMember, Strategy
 from skillopt.strategies.pareto import wins
+
+if TYPE_CHECKING:
+    from skillopt.strategies import PoolMember
+    from skillopt.hookspecs import Register
+
 
 #: objectives where more is better (the others are costs)
 MAXIMISED = frozenset({"accuracy"})
@@ -57,19 +64,19 @@ class ObjectiveFrontier(Strategy):
     def objectives(self) -> tuple[str, ...]:
         return tuple(self.settings.objectives)
 
-    def parent(self, pool, lead, seed):
+    def parent(self, pool: tuple[PoolMember, ...], lead: PoolMember, seed: int) -> PoolMember:
         members = front(pool, self.objectives) or pool
         counts = wins(members)
         weights = [1 + counts[m.skill_hash] for m in members]
         return random.Random(seed).choices(members, weights=weights, k=1)[0]
 
-    def admit(self, pool, child):
+    def admit(self, pool: tuple[PoolMember, ...], child: PoolMember) -> tuple[PoolMember, ...]:
         pool = tuple(m for m in pool if m.skill_hash != child.skill_hash) + (child,)
         kept = front(pool, self.objectives)
         size = max(1, self.settings.pool_size)
         while len(kept) > size:
             # the leader and the best member on each objective stay; of the rest, the least accurate (then older) goes
-            keep = {self.lead(kept).skill_hash} | {max(kept, key=lambda m, o=o: (value(m, o), -m.step)).skill_hash
+            keep = {self.lead(kept).skill_hash} | {max(kept, key=lambda m: (value(m, o), -m.step)).skill_hash
                                                    for o in self.objectives}
             rest = [m for m in kept if m.skill_hash not in keep] or [m for m in kept if m.skill_hash != self.lead(kept).skill_hash]
             drop = min(rest, key=lambda m: (value(m, "accuracy"), m.step))
@@ -78,5 +85,5 @@ class ObjectiveFrontier(Strategy):
 
 
 @hookimpl
-def skillopt_register_strategies(register):
+def skillopt_register_strategies(register: Register[type[Strategy]]) -> None:
     register(ObjectiveFrontier)

@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skillopt.hookspecs import hookimpl
 from skillopt.strategies import PoolMember, Strategy
+
+if TYPE_CHECKING:
+    from skillopt.strategies import PoolMember
+    from skillopt.hookspecs import Register
 
 
 class HillClimb(Strategy):
@@ -13,13 +19,13 @@ class HillClimb(Strategy):
     summary = "default: one current skill, replaced by a child the gate accepts (the paper's loop)"
     single = True
 
-    def parent(self, pool, lead, seed):
+    def parent(self, pool: tuple[PoolMember, ...], lead: PoolMember, seed: int) -> PoolMember:
         return lead
 
-    def admit(self, pool, child):
+    def admit(self, pool: tuple[PoolMember, ...], child: PoolMember) -> tuple[PoolMember, ...]:
         return (child,)
 
 
 @hookimpl
-def skillopt_register_strategies(register):
+def skillopt_register_strategies(register: Register[type[Strategy]]) -> None:
     register(HillClimb)

@@ -10,8 +10,14 @@ extra rollout or analyst call.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from skillopt.hookspecs import hookimpl
 from skillopt.strategies import Sampler
+
+if TYPE_CHECKING:
+    from skillopt.records import Patch
+    from skillopt.hookspecs import Register
 
 
 class Minibatches(Sampler):
@@ -20,11 +26,11 @@ class Minibatches(Sampler):
     name = "minibatches"
     summary = "K proposals per step, each merged from its own share of the analysts' minibatches (independent evidence)"
 
-    def groups(self, patches, k, seed):
+    def groups(self, patches: tuple[Patch, ...], k: int, seed: int) -> tuple[tuple[int, ...], ...]:
         k = max(1, min(k, len(patches)))
         return tuple(tuple(range(g, len(patches), k)) for g in range(k)) if patches else ()
 
 
 @hookimpl
-def skillopt_register_strategies(register):
+def skillopt_register_strategies(register: Register[type[Sampler]]) -> None:
     register(Minibatches)

@@ -12,10 +12,16 @@ is the run's current and best skill.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import random
 
 from skillopt.hookspecs import hookimpl
 from skillopt.strategies import PoolMember, Strategy
+
+if TYPE_CHECKING:
+    from skillopt.strategies import PoolMember
+    from skillopt.hookspecs import Register
 
 
 def dominates(a: PoolMember, b: PoolMember) -> bool:
@@ -53,7 +59,7 @@ class ParetoPool(Strategy):
     name = "pareto"
     summary = "a pool of up to search.pool_size skills on the per-item Pareto front of val; merges at epoch ends"
 
-    def parent(self, pool, lead, seed):
+    def parent(self, pool: tuple[PoolMember, ...], lead: PoolMember, seed: int) -> PoolMember:
         members = front(pool) or pool
         counts = wins(members)
         weights = [counts[m.skill_hash] for m in members]
@@ -61,7 +67,7 @@ class ParetoPool(Strategy):
             return lead
         return random.Random(seed).choices(members, weights=weights, k=1)[0]
 
-    def admit(self, pool, child):
+    def admit(self, pool: tuple[PoolMember, ...], child: PoolMember) -> tuple[PoolMember, ...]:
         pool = tuple(m for m in pool if m.skill_hash != child.skill_hash) + (child,)
         kept = front(pool)
         size = max(1, self.settings.pool_size)
@@ -72,7 +78,7 @@ class ParetoPool(Strategy):
             kept = tuple(m for m in kept if m is not drop)
         return kept
 
-    def merge_pair(self, pool):
+    def merge_pair(self, pool: tuple[PoolMember, ...]) -> tuple[PoolMember, PoolMember] | None:
         members = front(pool)
         if len(members) < 2:
             return None
@@ -87,5 +93,5 @@ class ParetoPool(Strategy):
 
 
 @hookimpl
-def skillopt_register_strategies(register):
+def skillopt_register_strategies(register: Register[type[Strategy]]) -> None:
     register(ParetoPool)

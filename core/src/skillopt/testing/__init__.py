@@ -17,12 +17,21 @@ a real-model end-to-end test :func:`run_skillopt` with the :data:`requires_local
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import pytest
 
 from skillopt.testing.contracts import ContractError, check_backend_contract, check_env_contract
 from skillopt.testing.local import CliRun, finished_run, local_model_available, requires_local_model, run_skillopt
 from skillopt.testing.samples import check_sample_regenerates
 from skillopt.scripted import ScriptedBackend, minimal_instance, request_text
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterator
+    from pathlib import Path
+    from typer.testing import Result
+    from skillopt.calls import ModelClient
+    from skillopt.scripted import Script
 
 __all__ = [
     "CliRun",
@@ -42,7 +51,7 @@ __all__ = [
 
 
 @pytest.fixture(autouse=True)
-def skillopt_home(tmp_path_factory, monkeypatch):
+def skillopt_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     """A private ``SKILLOPT_HOME`` (config, keys, call cache, runs, sleep state) per test,
     and a fresh runtime (plugin host, registry, limiters, reporter: :mod:`skillopt.runtime`)
     before and after it: a test never reads or writes the user's files, and a plugin one
@@ -58,7 +67,7 @@ def skillopt_home(tmp_path_factory, monkeypatch):
 
 
 @pytest.fixture
-def scripted_client():
+def scripted_client() -> Callable[..., ModelClient]:
     """A factory ``make(script=None, *, role="target", ledger=None, **client_kw)`` of
     :class:`~skillopt.api.ModelClient` around the deterministic scripted backend, with
     the real call pipeline (ledger, retries, schema re-asks) but no cache. ``script`` is
@@ -66,20 +75,20 @@ def scripted_client():
     raise); the default answers every structured call with the smallest valid object."""
     from skillopt.calls import Ledger, ModelClient
 
-    def make(script=None, *, role: str = "target", ledger: Ledger | None = None, **kw):
+    def make(script: Script | None = None, *, role: str = "target", ledger: Ledger | None = None, **kw: Any) -> ModelClient:
         return ModelClient(ScriptedBackend(script=script), role=role, ledger=ledger or Ledger(), cache=None, cache_mode="off", **kw)
 
     return make
 
 
 @pytest.fixture
-def run_cli():
+def run_cli() -> Callable[..., Result]:
     """``invoke(*args, input=None)`` runs ``skillopt ARGS`` in-process (a fresh app with
     the plugins of the current host, so in-process test plugins are seen) and returns
     typer's ``Result`` (``exit_code``, ``stdout``, ``output``). Exceptions propagate."""
     from typer.testing import CliRunner
 
-    def invoke(*args: str, input: str | None = None):
+    def invoke(*args: str, input: str | None = None) -> Result:
         from skillopt.cli import make_app
 
         return CliRunner().invoke(make_app(), list(args), input=input, catch_exceptions=False)

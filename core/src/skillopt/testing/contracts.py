@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import attrs
 
 from skillopt.backends import Backend
@@ -21,7 +23,7 @@ def _require(cond: bool, message: str) -> None:
         raise ContractError(message)
 
 
-def check_env_contract(env_cls: type[Env], *, config: EnvConfig | None = None, model=None, rollout_items: int = 2) -> Env:
+def check_env_contract(env_cls: type[Env], *, config: EnvConfig | None = None, model: Any = None, rollout_items: int = 2) -> Env:
     """Check an env class against the env contract; returns the constructed env.
 
     Runs real rollouts through ``model`` (default: the scripted backend behind a
@@ -38,7 +40,7 @@ def check_env_contract(env_cls: type[Env], *, config: EnvConfig | None = None, m
     seen: dict[str, str] = {}
     for split in ("train", "val", "test"):
         tasks = env.tasks(split)
-        _require(isinstance(tasks, list) and tasks, f"split '{split}' must be a non-empty list")
+        _require(isinstance(tasks, list) and bool(tasks), f"split '{split}' must be a non-empty list")
         _require(all(isinstance(t, Task) for t in tasks), f"split '{split}' must hold Task records")
         ids = [t.id for t in tasks]
         _require(len(ids) == len(set(ids)), f"split '{split}' has duplicate task ids")

@@ -9,6 +9,8 @@ is what a failed assertion shows.
 
 from __future__ import annotations
 
+from typing import Any
+
 import os
 import subprocess
 import sys
@@ -71,7 +73,7 @@ def run_skillopt(*args: str, home: Path, timeout: float = 900, threads: int = 2)
 EXIT_STATUS = {"finished": 0, "optimizer_failed": 4, "target_truncated": 5}
 
 
-def finished_run(out: Path, run: CliRun, *, allow: tuple[str, ...] = ("finished",)) -> dict:
+def finished_run(out: Path, run: CliRun, *, allow: tuple[str, ...] = ("finished",)) -> dict[str, Any]:
     """Assert the run went through to its end, wrote its run files and exited with the
     status its summary states; its ``summary.json``. ``allow`` lists the acceptable final
     statuses: a test that caps replies very short on purpose may accept
@@ -80,7 +82,7 @@ def finished_run(out: Path, run: CliRun, *, allow: tuple[str, ...] = ("finished"
 
     for name in ("best_skill.md", "history.json", "summary.json", "runtime_state.json"):
         assert (out / name).is_file(), f"{name} missing; output:\n{run.tail}"
-    summary = json.loads((out / "summary.json").read_text(encoding="utf-8"))
+    summary: dict[str, Any] = json.loads((out / "summary.json").read_text(encoding="utf-8"))
     assert summary["status"] in allow, run.tail
     assert run.returncode == EXIT_STATUS[summary["status"]], run.tail
     if summary["status"] != "finished":

@@ -14,6 +14,10 @@ import importlib
 import json
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from skillopt.envs import Env
 
 
 def _files(root: Path) -> dict[str, Path]:
@@ -23,13 +27,13 @@ def _files(root: Path) -> dict[str, Path]:
 def _same(a: Path, b: Path) -> bool:
     if a.suffix == ".json":
         try:
-            return json.loads(a.read_text(encoding="utf-8")) == json.loads(b.read_text(encoding="utf-8"))
+            return bool(json.loads(a.read_text(encoding="utf-8")) == json.loads(b.read_text(encoding="utf-8")))
         except ValueError:
             return False
     return a.read_bytes() == b.read_bytes()
 
 
-def check_sample_regenerates(env_cls: type, *, module: str = "") -> None:
+def check_sample_regenerates(env_cls: type[Env], *, module: str = "") -> None:
     """Regenerate ``env_cls``'s bundled sample and assert it equals the shipped one.
 
     ``module`` overrides where ``generate_sample`` lives (default ``<package>.generator``)."""

@@ -24,12 +24,15 @@ import sys
 import threading
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, TYPE_CHECKING
 
 import attrs
 
 from skillopt.engine.lock import holder, pid_alive
 from skillopt.errors import ConfigError, SkillOptError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 _SAFE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_.")
 #: the folder beside launched runs that holds each one's log and command
@@ -39,7 +42,7 @@ LOGS = ".dashboard-logs"
 class LaunchRefused(SkillOptError):
     """A launch that failed its checks, or whose process died while starting."""
 
-    def __init__(self, message: str, checks: list[dict[str, Any]] | None = None, log: str = ""):
+    def __init__(self, message: str, checks: list[dict[str, Any]] | None = None, log: str = "") -> None:
         super().__init__(message)
         self.checks = checks or []
         self.log = log
@@ -60,7 +63,7 @@ def _name(value: Any, what: str) -> str:
 class Launch:
     """A child process this dashboard started (memory only: the lock outlives it)."""
 
-    proc: subprocess.Popen
+    proc: subprocess.Popen[bytes]
     run_dir: Path
     log: Path
 
@@ -68,7 +71,7 @@ class Launch:
 class Launcher:
     """Runs started by this dashboard, and the way to stop or resume any run."""
 
-    def __init__(self, runs_root: Path, *, startup_timeout_s: float = 30.0):
+    def __init__(self, runs_root: Path, *, startup_timeout_s: float = 30.0) -> None:
         self.runs_root = Path(runs_root)
         self.startup_timeout_s = startup_timeout_s
         self._lock = threading.Lock()
@@ -289,7 +292,7 @@ def _reason(log: str) -> str:
     return lines[-1][:600] if lines else "(no output)"
 
 
-def _terminate(pid: int, *, group: bool, gone, grace_s: float = 10.0) -> None:
+def _terminate(pid: int, *, group: bool, gone: Callable[[], bool], grace_s: float = 10.0) -> None:
     """SIGTERM, then SIGKILL if ``gone()`` is still false after ``grace_s``."""
     send = os.killpg if group else os.kill
     try:

@@ -56,7 +56,7 @@ def run_warnings(path: Path, history_problem: str) -> list[str]:
 class RunIndex:
     """The runs under some root folders (each root holds run directories)."""
 
-    def __init__(self, roots: Iterable[Path]):
+    def __init__(self, roots: Iterable[Path]) -> None:
         self.roots = [Path(r).expanduser() for r in roots]
 
     def find(self) -> dict[str, Path]:
@@ -306,7 +306,7 @@ def step_detail(path: Path, step: int) -> dict[str, Any] | None:
     if record is not None:
         files["step_record"] = redact_data(record)
     race = as_mapping(stage_result(folder / "race" / "result.json"))
-    entrants = race.get("entrants") if isinstance(race.get("entrants"), list) else []
+    entrants: list[Any] = race["entrants"] if isinstance(race.get("entrants"), list) else []
     won = as_mapping(entrants[race["winner"]]) if isinstance(race.get("winner"), int) and 0 <= race["winner"] < len(entrants) else {}
     if race:
         files["race"] = redact_data(race)

@@ -41,7 +41,7 @@ class Dashboard:
     """What the handler needs: where runs are, the token, the launcher."""
 
     def __init__(self, roots: list[Path], launch_root: Path, *, token: str | None = None, poll_s: float = 1.0,
-                 startup_timeout_s: float = 30.0):
+                 startup_timeout_s: float = 30.0) -> None:
         self.index = runs.RunIndex(roots)
         self.launcher = Launcher(launch_root, startup_timeout_s=startup_timeout_s)
         self.token = token or secrets.token_urlsafe(24)
@@ -111,7 +111,7 @@ def _handler_for(dashboard: Dashboard) -> type[BaseHTTPRequestHandler]:
             """Host and token checks; answers the refusal itself."""
             if not self._host_ok():
                 return False
-            if not dashboard.authorised(self.headers.get("Authorization"), (query.get("token") or [None])[0]):
+            if not dashboard.authorised(self.headers.get("Authorization"), next(iter(query.get("token") or []), None)):
                 self._error(401, "missing or wrong token: use the URL `skillopt ui` printed")
                 return False
             return True
@@ -146,7 +146,7 @@ def _handler_for(dashboard: Dashboard) -> type[BaseHTTPRequestHandler]:
             self.send_header("Content-Type", "text/event-stream")
             self.send_header("Cache-Control", "no-store")
             self.end_headers()
-            last: tuple | None = None
+            last: tuple[Any, ...] | None = None
             idle = 0.0
             while not dashboard.stopping.is_set():
                 sig = runs.signature(path) if runs.is_run_dir(path) else None  # a launch still starting: wait for it

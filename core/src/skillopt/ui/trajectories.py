@@ -131,7 +131,8 @@ def items(path: Path, step: int, split: str) -> dict[str, Any] | None:
             for task_id, rollouts in results.items()]
     rows.sort(key=lambda r: (r["hard"] if r["hard"] is not None else -1.0, r["id"]))
     flips = {kind: sum(1 for r in rows if r.get("flip") == kind) for kind in ("fixed", "broke")}
-    return redact_data({"step": step, "split": split, "compared": before is not None, "items": rows, "flips": flips})
+    shown: dict[str, Any] = redact_data({"step": step, "split": split, "compared": before is not None, "items": rows, "flips": flips})
+    return shown
 
 
 def conversation(path: Path, step: int, split: str, task_id: str, side: str = "candidate") -> dict[str, Any] | None:
@@ -146,4 +147,5 @@ def conversation(path: Path, step: int, split: str, task_id: str, side: str = "c
     rollouts = read_results(folder).get(task_id)
     if not rollouts:
         return None
-    return redact_data({"id": task_id, "side": side, "repeats": rollouts})
+    shown: dict[str, Any] = redact_data({"id": task_id, "side": side, "repeats": rollouts})
+    return shown

@@ -61,19 +61,21 @@ def apply(run: RunContext, plan: StepPlan, current: Current, merged: MergeResult
           rollouts: list[Rollout], *, at: Path | None = None) -> ApplyResult:
     """``at``: the folder its ``apply/`` goes in (default: the step's)."""
     assert merged.merged is not None
+    patch = merged.merged  # narrowed for compute() below
     key = hashlib.sha256(f"{current.skill_hash}\x1f{dumps(selected.selected, indent=None)}\x1f{merged.merged.appendix_notes}".encode()).hexdigest()[:20]
 
     def compute() -> ApplyResult:
         o = run.cfg.optimizer
         ctx = run.optimizer_context(current, stage=STAGE, budget=selected.budget, seed=run.step_seed(plan, "optimizer"))
-        chosen, refused = selected.selected, []
+        chosen = selected.selected
+        refused: list[EditResult] = []
         if o.block_answer_leaks:
             chosen, refused = without_leaks(chosen, answers_of(run.data.index[ro.task_id] for ro in rollouts if ro.task_id in run.data.index))
         candidate, results, extra = run.policy.apply(ctx, current.skill, chosen)
-        results: list[EditResult] = [*results, *refused]
-        if ctx.sar and merged.merged.appendix_notes:
-            candidate = with_appendix_notes(ctx, candidate, list(merged.merged.appendix_notes))
-            extra = {**extra, "appendix_notes": list(merged.merged.appendix_notes)}
+        results = [*results, *refused]
+        if ctx.sar and patch.appendix_notes:
+            candidate = with_appendix_notes(ctx, candidate, list(patch.appendix_notes))
+            extra = {**extra, "appendix_notes": list(patch.appendix_notes)}
         if o.max_skill_chars and len(candidate) > o.max_skill_chars:
             ctx.note(f"candidate has {len(candidate)} characters, above optimizer.max_skill_chars={o.max_skill_chars}; kept the current skill")
             extra = {**extra, "length_rejected": len(candidate)}

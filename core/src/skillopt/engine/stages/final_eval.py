@@ -12,6 +12,8 @@ depend on each other run side by side within the runner's workers.
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import hashlib
 from pathlib import Path
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -25,6 +27,9 @@ from skillopt.engine.resumable import resumable
 from skillopt.engine.rundir import RunFileError, read_json
 from skillopt.engine.stages.records import FinalEvalResult
 from skillopt.engine.subsets import subset
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 STAGE = "final_eval"
 
@@ -41,9 +46,9 @@ def final_eval(run: RunContext, current: Current, *, initial: str, best: str, be
     def compute() -> FinalEvalResult:
         tasks = test_tasks(run)
         client = run.target.for_stage(STAGE)
-        seen: dict[str, Future] = {}
+        seen: dict[str, Future[Any]] = {}
 
-        def on_test(pool: ThreadPoolExecutor, name: str, skill: str) -> Future:
+        def on_test(pool: ThreadPoolExecutor, name: str, skill: str) -> Future[Any]:
             h = skill_hash(skill)
             if h not in seen:
                 seen[h] = pool.submit(test_score, run, skill, tasks, folder / f"test_{name}", f"test: {name} skill", client)

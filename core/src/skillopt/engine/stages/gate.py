@@ -14,6 +14,8 @@ equal the previous ones (a deterministic target) that look is its last.
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import hashlib
 import math
 from pathlib import Path
@@ -30,13 +32,16 @@ from skillopt.engine.rollouts import SystemicFailure
 from skillopt.engine.seeds import derive_seed
 from skillopt.engine.stages.records import EvalScore, GateResult
 
+if TYPE_CHECKING:
+    from skillopt.config.schema import EvaluationConfig
+
 STAGE = "gate"
 
 
 class GateUndecided(SystemicFailure):
     """Too many val items got no answer to decide: the run stops (resumable)."""
 
-    def __init__(self, verdict: Verdict):
+    def __init__(self, verdict: Verdict) -> None:
         super().__init__(f"the gate could not decide: {verdict.reason}; re-run the same command to retry them", role="target")
         self.verdict = verdict
 
@@ -84,7 +89,7 @@ def filled(cur: Evaluation, cand: Evaluation, excluded: dict[str, str], *, best:
 
 
 def decide(run: RunContext, cur: Evaluation, cand: Evaluation, look: Look, sequential: bool) -> Verdict:
-    verdict = run.gate.decide(cur, cand, look) if sequential else run.gate.decide(cur, cand)
+    verdict = run.gate.decide(cur, cand, look) if sequential else run.gate.decide(cur, cand)  # type: ignore[call-arg]  # a sequential gate's decide takes the look (see Gate.decide)
     if verdict.action is GateAction.MORE and look.last:
         verdict = attrs.evolve(verdict, action=GateAction.REJECT, accepted=False)
     return verdict
@@ -181,7 +186,7 @@ def race_plan(run: RunContext) -> list[list]:
     return [order[: math.ceil(len(items) * k / rounds)] for k in range(1, rounds)]
 
 
-def race(run: RunContext, folder: Path, current: Current, candidate: str, label: str, rounds: list[list],
+def race(run: RunContext, folder: Path, current: Current, candidate: str, label: str, rounds: list[list[Any]],
          repeats: int) -> GateResult | None:
     """The candidate's first pass in rounds: a verdict as soon as one is clear (the val
     rollouts it did not need are reported as saved), else None for the full pass."""
@@ -195,7 +200,7 @@ def race(run: RunContext, folder: Path, current: Current, candidate: str, label:
         if excluded or cur_p.n < len(items):
             return None  # missing answers: the full pass decides (and retries them)
         look = Look(index=index, repeats=repeats, last=False, fraction=len(items) / n, race_rounds=len(rounds) + 1)
-        verdict = run.gate.decide(cur_p, cand_p, look)
+        verdict = run.gate.decide(cur_p, cand_p, look)  # type: ignore[call-arg]  # a sequential gate's decide takes the look (see Gate.decide)
         if verdict.action is GateAction.MORE:
             continue
         verdict = attrs.evolve(verdict, repeats=repeats, looks=index, details={**verdict.details, "raced_items": len(items)})

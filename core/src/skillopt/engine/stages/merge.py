@@ -54,6 +54,7 @@ def merge(run: RunContext, plan: StepPlan, current: Current, reflected: ReflectR
             succ_job = pool.submit(merge_tree, run, succ_ctx, [p for p in patches if p.source_type == "success"], "success")
             fail, succ = fail_job.result(), succ_job.result()
         ctx.notes.extend([*fail_ctx.notes, *succ_ctx.notes])
+        merged: Patch | None
         if fail is not None and succ is not None and fail.size and succ.size:
             merged = run.policy.merge(ctx, [fail, succ], "final")
         else:

@@ -19,6 +19,8 @@ on the items it was scored on) is kept, and the losers go to the rejected-edit l
 
 from __future__ import annotations
 
+from typing import Any
+
 import hashlib
 import math
 from concurrent.futures import ThreadPoolExecutor
@@ -154,7 +156,7 @@ def race(run: RunContext, folder: Path, current: Current, entries: list[tuple[in
     return resumable(folder / "result.json", RaceResult, key, compute)
 
 
-def evaluate_round(run: RunContext, folder: Path, candidates, live: list[int], items: list, repeats: int) -> dict[int, Evaluation]:
+def evaluate_round(run: RunContext, folder: Path, candidates: list[tuple[int, str, Any]], live: list[int], items: list[Any], repeats: int) -> dict[int, Evaluation]:
     """Every live candidate on ``items``, side by side (the runner's workers are shared)."""
     client = run.target.for_stage(STAGE)
 
@@ -169,23 +171,23 @@ def evaluate_round(run: RunContext, folder: Path, candidates, live: list[int], i
         return {i: job.result() for i, job in jobs.items()}
 
 
-def futile(run: RunContext, against_current: tuple, look: Look) -> bool:
+def futile(run: RunContext, against_current: tuple[Any, ...], look: Look) -> bool:
     """The gate would reject this candidate against the current skill on this round's items."""
     cur_p, cand_p, _ = against_current
-    return bool(cur_p.n) and run.gate.decide(cur_p, cand_p, look).action is GateAction.REJECT
+    return bool(cur_p.n) and run.gate.decide(cur_p, cand_p, look).action is GateAction.REJECT  # type: ignore[call-arg]  # a sequential gate's decide takes the look (see Gate.decide)
 
 
-def knocked_out(run: RunContext, mine: Evaluation, leader: Evaluation, against_current: tuple, look: Look,
+def knocked_out(run: RunContext, mine: Evaluation, leader: Evaluation, against_current: tuple[Any, ...], look: Look,
                 sequential: bool, leader_number: int) -> str:
     """Why a candidate leaves the race this round ('' = it stays): the gate, given the
     leader as the candidate and this one as the current skill, accepts the leader; or,
     before the last round, the gate would reject it against the current skill."""
     mine_p, leader_p, _ = pair(mine, leader)
     if mine_p.n:
-        verdict = run.gate.decide(mine_p, leader_p, look) if sequential else run.gate.decide(mine_p, leader_p)
+        verdict = run.gate.decide(mine_p, leader_p, look) if sequential else run.gate.decide(mine_p, leader_p)  # type: ignore[call-arg]  # a sequential gate's decide takes the look (see Gate.decide)
         if verdict.accepted:
             return f"beaten by p{leader_number} on {verdict.n_items} items ({verdict.reason})"
     cur_p, cand_p, _ = against_current
     if sequential and not look.last and futile(run, against_current, look):
-        return f"behind the current skill on {cur_p.n} items ({run.gate.decide(cur_p, cand_p, look).reason})"
+        return f"behind the current skill on {cur_p.n} items ({run.gate.decide(cur_p, cand_p, look).reason})"  # type: ignore[call-arg]  # a sequential gate's decide takes the look (see Gate.decide)
     return ""

@@ -10,6 +10,8 @@ asks again.
 
 from __future__ import annotations
 
+from typing import Any, TYPE_CHECKING
+
 import hashlib
 import random
 import time
@@ -22,10 +24,14 @@ from skillopt.engine.resumable import resumable
 from skillopt.engine.rollouts import FATAL, AnswersPending, SystemicFailure, is_missing_error, short_reason
 from skillopt.engine.stages.records import MinibatchResult, ReflectResult, RolloutResult
 
+if TYPE_CHECKING:
+    from pathlib import Path
+    from skillopt.records import Rollout
+
 STAGE = "reflect"
 
 
-def chunks(items: list, size: int) -> list[list]:
+def chunks(items: list[Any], size: int) -> list[list[Any]]:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
@@ -63,7 +69,7 @@ def reflect(run: RunContext, plan: StepPlan, current: Current, rolled: RolloutRe
     if not jobs:
         return ReflectResult(patches=(), minibatches=0)
 
-    def one(job) -> MinibatchResult:
+    def one(job: tuple[Path, str, list[Rollout]]) -> MinibatchResult:
         path, kind, chunk = job
 
         def compute() -> MinibatchResult:

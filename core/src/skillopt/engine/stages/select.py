@@ -7,6 +7,8 @@ budget arrive here and are ranked with the rest; they are never thrown away earl
 
 from __future__ import annotations
 
+from typing import Any
+
 import hashlib
 from pathlib import Path
 
@@ -23,7 +25,7 @@ from skillopt.engine.stages.records import MergeResult, SelectResult
 STAGE = "select"
 
 
-def autonomous_budget(ctx: OptimizerContext, merged: Patch, rollouts: list[Rollout], fallback: int | None) -> tuple[int | None, dict]:
+def autonomous_budget(ctx: OptimizerContext, merged: Patch, rollouts: list[Rollout], fallback: int | None) -> tuple[int | None, dict[str, Any]]:
     available = merged.size
     n_fail = sum(1 for ro in rollouts if ro.failed)
     evidence = (

@@ -10,6 +10,8 @@ describes a skill that no longer exists).
 
 from __future__ import annotations
 
+from typing import Any
+
 import hashlib
 import random
 from pathlib import Path
@@ -98,7 +100,7 @@ def comparison_text(pairs: list[Pair], tasks: dict[str, Task], max_chars: int, w
     return "\n".join(lines)
 
 
-def pair_rows(pairs: list[Pair]) -> list[dict]:
+def pair_rows(pairs: list[Pair]) -> list[dict[str, Any]]:
     return [{"task_id": p.task_id, "label": p.label, "prev": [p.prev.score.hard, p.prev.score.soft],
              "curr": [p.curr.score.hard, p.curr.score.soft]} for p in pairs]
 
