@@ -35,6 +35,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     from llama_cpp import Llama
+
     from skillopt.backends import BackendSettings
     from skillopt.calls import CallCache, Ledger, ModelClient
     from skillopt.records import CompletionRequest, Message

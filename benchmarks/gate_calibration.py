@@ -28,10 +28,10 @@ import attrs
 
 from skillopt.config.schema import EvaluationConfig, RunConfig
 from skillopt.engine.context import Current, RunContext, RunData
-from skillopt.engine.rundir import RunDir
-from skillopt.engine.stages.gate import gate
 from skillopt.engine.evaluation import to_evaluation
 from skillopt.engine.progress import NullReporter
+from skillopt.engine.rundir import RunDir
+from skillopt.engine.stages.gate import gate
 from skillopt.records import Rollout, Score, Task, skill_hash
 from skillopt.registry import get
 

@@ -35,7 +35,7 @@ from skillopt.records import Task, skill_hash
 from skillopt.registry import get
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from gate_calibration import Evaluator, NoClient, StochasticTarget  # noqa: E402
+from gate_calibration import Evaluator, NoClient, StochasticTarget
 
 EFFECTS = (-0.20, -0.10, 0.0, 0.10, 0.20)
 

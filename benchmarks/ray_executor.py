@@ -30,7 +30,7 @@ from collections import Counter
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-import upstream_workload  # noqa: E402
+import upstream_workload
 
 
 def decisions(run: Path) -> list:

@@ -123,7 +123,7 @@ def run_once(side: Side, run: Path, kit: Path, latency: str, seed: int, dump: bo
         server_cmd += ["--latency-model", model]
     if dump:
         server_cmd += ["--dump-dir", str(run / "prompts")]
-    server = subprocess.Popen(server_cmd, stdout=subprocess.PIPE, stderr=open(run / "server.err", "w"), text=True)
+    server = subprocess.Popen(server_cmd, stdout=subprocess.PIPE, stderr=open(run / "server.err", "w"), text=True)  # noqa: SIM115 - the server's stderr for its life
     try:
         port = server.stdout.readline().strip()
         cmd, env, cwd = side.command(run, f"http://127.0.0.1:{port}/v1", kit / "split")
@@ -156,7 +156,7 @@ def waves(requests: list[dict]) -> int:
 
 
 def analyse(run: Path, kind: str, t_start: float, t_end: float) -> dict:
-    requests = [json.loads(line) for line in open(run / "requests.jsonl")] if (run / "requests.jsonl").exists() else []
+    requests = [json.loads(line) for line in (run / "requests.jsonl").read_text().splitlines()] if (run / "requests.jsonl").exists() else []
     requests.sort(key=lambda r: r["t0"])
     by_kind: dict[str, int] = {}
     for r in requests:
@@ -194,7 +194,7 @@ def prefix_cache(run: Path, min_chars: int = 4096, block: int = 512) -> dict:
     at least ``min_chars`` (about 1,024 tokens, OpenAI's minimum), rounded down to ``block``
     characters (its 128-token increments). Billed characters are given at a cached price of
     0.1 (Anthropic cache reads, OpenAI's newer models) and 0.5 of the input price."""
-    log = {r["n"]: r for r in (json.loads(line) for line in open(run / "requests.jsonl"))}
+    log = {r["n"]: r for r in (json.loads(line) for line in (run / "requests.jsonl").read_text().splitlines())}
     prompts = []
     for path in sorted((run / "prompts").glob("*.txt")):
         n = int(path.name.split("_", 1)[0])

@@ -43,7 +43,7 @@ from pathlib import Path
 from skillopt.scripted import minimal_instance
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from loopback import send_chat_completion, serve  # noqa: E402
+from loopback import send_chat_completion, serve
 
 RULES = {"person": "RULE-NAMEFORM", "place": "RULE-PLACECHECK", "year": "RULE-YEARONLY", "title": "RULE-TITLECASE"}
 ADVICE = {"person": "for a person, give the full given name and surname as written in the matching snippet",

@@ -9,7 +9,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from faultkit import toy_trainer  # noqa: E402
+from faultkit import toy_trainer
 
 if __name__ == "__main__":
     out, base_url, max_calls = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])

@@ -22,7 +22,7 @@ import pytest
 pytest.importorskip("skillopt_backends")
 sys.path.insert(0, str(Path(__file__).parent))
 
-from faultkit import Fail, ToyModelServer, fail_first, outcome, outage, toy_trainer  # noqa: E402
+from faultkit import Fail, ToyModelServer, fail_first, outage, outcome, toy_trainer
 
 WORKER = Path(__file__).with_name("fault_worker.py")
 
@@ -140,8 +140,9 @@ def _persistently_failing_baseline(server, candidate_right: bool):
     val words whose requests fail for good under the initial skill."""
     import re
 
-    from skillopt.scripted import minimal_instance
     from toy import solve
+
+    from skillopt.scripted import minimal_instance
 
     def target(request):
         user, system = request.messages[-1].content, request.messages[0].content
@@ -282,8 +283,9 @@ def test_the_final_line_compares_like_with_like_after_baseline_errors(tmp_path, 
     stale subset mean. Both figures are now the same measurement."""
     import re
 
-    from skillopt.scripted import minimal_instance
     from toy import solve
+
+    from skillopt.scripted import minimal_instance
 
     wrong_kinds = {"reverse", "double"}  # the initial skill gets these (half the val items) wrong
     broken = "forest"  # a vowels item it gets right (twice in val: the same request) fails during the baseline

@@ -24,8 +24,8 @@ pytest.importorskip("skillopt_envs_searchqa")
 pytest.importorskip("skillopt_backends")
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "skillopt-backends" / "tests"))
 
-from servers.base import Reply  # noqa: E402
-from servers.openai_protocol import OpenAIServer  # noqa: E402
+from servers.base import Reply
+from servers.openai_protocol import OpenAIServer
 
 FIRST_TITLE = re.compile(r"^1\. ([^:\n]+):", re.MULTILINE)
 MODEL = "gpt-5.4-mini"

@@ -21,7 +21,7 @@ pytest.importorskip("skillopt_backends")
 pytest.importorskip("skillopt_envs_searchqa")
 sys.path.insert(0, str(Path(__file__).parent))
 
-from faultkit import API_KEY, MODEL, Reply, ToyModelServer  # noqa: E402
+from faultkit import API_KEY, MODEL, Reply, ToyModelServer
 
 SMALL = ["--preset", "small", "--set", "train.max_steps=2", "--set", "evaluation.sel_env_num=12",
          "--set", "evaluation.test_env_num=4", "--set", "model.max_retries=0"]

@@ -11,7 +11,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 
 import pytest
 from browserkit import TOKEN, Served, browser, console_errors, driver, js, text_of, wait_for  # noqa: F401 (fixtures)

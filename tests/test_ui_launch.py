@@ -15,7 +15,7 @@ import pytest
 
 pytest.importorskip("skillopt_envs_searchqa")
 
-from skillopt.ui.server import Dashboard, make_server  # noqa: E402
+from skillopt.ui.server import Dashboard, make_server
 
 TOKEN = "launch-token-0123456789"
 

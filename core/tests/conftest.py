@@ -17,9 +17,10 @@ def toy_env():
 @pytest.fixture
 def toy_registered():
     """The toy env registered in-process (a stand-in benchmark, see toy.py); returns its class."""
+    from toy import ToyEnv
+
     from skillopt.api import hookimpl
     from skillopt.plugins import get_host
-    from toy import ToyEnv
 
     class Plugin:
         @hookimpl

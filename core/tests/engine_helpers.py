@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import attrs
+from toy import ToyEnv, toy_optimizer, toy_target
 
 from skillopt.calls import Ledger, ModelClient
 from skillopt.config.schema import RunConfig
@@ -12,7 +13,6 @@ from skillopt.engine.session import build_executor
 from skillopt.engine.trainer import Trainer
 from skillopt.registry import get
 from skillopt.scripted import ScriptedBackend
-from toy import ToyEnv, toy_optimizer, toy_target
 
 
 def make_config(**sections) -> RunConfig:
@@ -52,7 +52,7 @@ def cached_trainer(out, cache_file):
     from skillopt.calls import CallCache
 
     trainer = make_trainer(out, num_epochs=1, train={"max_steps": 2})
-    price = lambda model, usage: (usage.prompt_tokens + usage.completion_tokens) * 1e-6  # noqa: E731
+    price = lambda model, usage: (usage.prompt_tokens + usage.completion_tokens) * 1e-6
     for role, script in (("target", toy_target), ("optimizer", toy_optimizer())):
         client = ModelClient(ScriptedBackend(script=script), role=role, ledger=trainer.ledger, cache=CallCache(cache_file),
                              pricer=price)

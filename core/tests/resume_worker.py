@@ -22,10 +22,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from engine_helpers import make_trainer  # noqa: E402
-from test_epoch import epoch_script  # noqa: E402
+from engine_helpers import make_trainer
+from test_epoch import epoch_script
 
-from skillopt.calls import Ledger  # noqa: E402
+from skillopt.calls import Ledger
 
 KILL = os.environ.get("SKILLOPT_TEST_KILL", "")
 DIED = 77

@@ -8,10 +8,10 @@ import json
 
 import attrs
 import pytest
-
 from engine_helpers import make_config
-from skillopt import api
 from toy import ToyEnv, toy_optimizer, toy_target
+
+from skillopt import api
 
 
 def clients(ledger=None):

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import json
 
-from toy import ToyEnv
-
 from engine_helpers import make_trainer
+from toy import ToyEnv
 
 
 def kinds_of(items):

@@ -43,7 +43,7 @@ def test_a_cache_hit_books_the_tokens_and_cost_it_saved_across_sessions(tmp_path
     import json
 
     backend = ScriptedBackend(script=lambda r: "answer")
-    price = lambda model, usage: usage.prompt_tokens * 1e-3  # noqa: E731 - a provider's list price stand-in
+    price = lambda model, usage: usage.prompt_tokens * 1e-3
     ledger = Ledger()
     ledger.attach(tmp_path / "usage.jsonl")
     client = ModelClient(backend, role="target", ledger=ledger, cache=CallCache(tmp_path / "c.sqlite3"), pricer=price)
@@ -102,7 +102,7 @@ def test_call_budget_stops_before_the_call_that_would_exceed_it():
 
 def test_cost_budget_uses_priced_usage():
     backend = ScriptedBackend(script=lambda r: "x" * 400)
-    pricer = lambda model, usage: usage.completion_tokens * 0.01  # noqa: E731 - a price table stand-in
+    pricer = lambda model, usage: usage.completion_tokens * 0.01
     ledger = Ledger(max_cost_usd=1.0)
     client = ModelClient(backend, role="optimizer", ledger=ledger, cache=None, cache_mode="off", pricer=pricer)
     client.complete(request())

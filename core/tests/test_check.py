@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import json
 
-
 BASE = ("check", "--env", "toy", "--backend", "scripted", "--json")
 
 

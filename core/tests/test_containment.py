@@ -13,7 +13,6 @@ from pathlib import Path
 
 import pytest
 
-
 CANARY = "canary-key-7f3a9d2e41b8c6"
 
 
@@ -57,7 +56,7 @@ def test_a_key_given_to_a_dashboard_launch_goes_to_the_child_only(tmp_path, toy_
 
     launcher = Launcher(tmp_path / "runs")
     started = {}
-    launcher._start = lambda run_id, run_dir, argv, append: started.update(argv=argv, env=launcher._secrets) or {  # noqa: SLF001
+    launcher._start = lambda run_id, run_dir, argv, append: started.update(argv=argv, env=launcher._secrets) or {
         "id": run_id, "command": ["skillopt", *argv[3:]]}
     reply = launcher.launch({"env": "toy", "backend": "scripted", "set": [f"model.target.api_key={CANARY}"]})
     saved = next((tmp_path / "runs" / ".dashboard-logs").glob("*.argv.json"))
@@ -152,7 +151,7 @@ def test_a_cache_that_breaks_mid_run_is_switched_off_without_losing_the_call(tmp
     from skillopt.calls.cache import CallCache
 
     cache = CallCache(tmp_path / "calls.sqlite3")
-    cache._conn().execute("DROP TABLE calls")  # noqa: SLF001 - a schema the code does not expect, mid-run
+    cache._conn().execute("DROP TABLE calls")
     request = CompletionRequest(messages=(Message(role="user", content="hi"),))
     cache.put("k", {}, request, Completion(text="paid for"))  # must not raise
     assert cache.get("k") is None and cache.broken

@@ -61,8 +61,9 @@ class ToyPair(ScriptedBackend):
 
 
 def register_toy_pair() -> None:
-    from skillopt.plugins import get_host
     from toy import ToyEnv
+
+    from skillopt.plugins import get_host
 
     class Plugin:
         @hookimpl

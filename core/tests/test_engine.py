@@ -9,8 +9,9 @@ import json
 import re
 
 from engine_helpers import make_trainer
-from skillopt.records import skill_hash
 from toy import toy_optimizer
+
+from skillopt.records import skill_hash
 
 
 def load(path):
@@ -270,8 +271,9 @@ def test_a_rollout_past_its_deadline_is_a_timeout_and_its_late_result_is_discard
     import threading
     import time as _time
 
-    from skillopt.engine.rollouts import RolloutRunner
     from toy import ToyEnv
+
+    from skillopt.engine.rollouts import RolloutRunner
 
     release = threading.Event()
 
@@ -281,9 +283,10 @@ def test_a_rollout_past_its_deadline_is_a_timeout_and_its_late_result_is_discard
                 release.wait(5)
             return super().rollout(task, skill, model, ctx)
 
+    from toy import toy_target
+
     from skillopt.calls import ModelClient
     from skillopt.scripted import ScriptedBackend
-    from toy import toy_target
 
     env = SlowEnv(SlowEnv.Config(workers=4))
     client = ModelClient(ScriptedBackend(script=toy_target), role="target", cache=None, cache_mode="off")

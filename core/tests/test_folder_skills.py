@@ -103,11 +103,12 @@ def test_the_skill_budget_counts_every_file(tmp_path):
 
 
 def test_an_agent_target_gets_skill_md_and_the_other_files_to_install(tmp_path):
+    from toy import ToyEnv, toy_target
+
     from skillopt.calls import Ledger, ModelClient
     from skillopt.executors import WorkItem, run_item
     from skillopt.records import Task
     from skillopt.scripted import ScriptedBackend
-    from toy import ToyEnv, toy_target
 
     class AgentBackend(ScriptedBackend):
         installs_skill_files = True
@@ -260,10 +261,11 @@ def test_a_rewrite_changes_skill_md_and_references_but_never_front_matter_or_scr
 
 
 def test_the_env_contract_runs_an_env_with_a_folder_skill_as_the_engine_would(tmp_path):
+    from toy import ToyEnv
+
     from skillopt.calls import ModelClient
     from skillopt.scripted import ScriptedBackend
     from skillopt.testing import check_env_contract
-    from toy import ToyEnv
 
     backend = ScriptedBackend(script=lambda request: "x")
     model = ModelClient(backend, role="target", cache=None, cache_mode="off")

@@ -12,6 +12,8 @@ import json
 import math
 
 import pytest
+from engine_helpers import make_trainer
+from toy import ToyEnv
 
 from skillopt.config.schema import SearchConfig
 from skillopt.engine.selection import Finalist, carve, choose
@@ -19,9 +21,6 @@ from skillopt.errors import ConfigError
 from skillopt.records import Task
 from skillopt.strategies import PoolMember
 from skillopt.strategies.frontier import ObjectiveFrontier, dominates, front
-
-from engine_helpers import make_trainer
-from toy import ToyEnv
 
 
 def m(name, accuracy, skill_tokens, rollout_tokens=100.0, step=0, items=None):

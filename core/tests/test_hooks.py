@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from skillopt import hookimpl, hookspecs
-from skillopt.plugins import reset_host, get_host
+from skillopt.plugins import get_host, reset_host
 from skillopt.registry import get_registry
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "plugin-hooks.md"
@@ -223,6 +223,7 @@ def test_an_observer_written_for_the_dict_summary_still_reads_it_and_is_told_wha
     import warnings
 
     from engine_helpers import make_trainer
+
     from skillopt.engine.observers import Observers
 
     seen = {}
@@ -266,6 +267,7 @@ def test_every_record_with_the_old_mapping_reads_is_named_in_the_changes_for_plu
 
 def test_a_failing_observer_does_not_stop_training(tmp_path):
     from engine_helpers import make_trainer
+
     from skillopt.engine.observers import Observers
 
     class Broken:
@@ -284,6 +286,7 @@ def test_hook_skillopt_register_executors(tmp_path):
     """A registered executor is what the engine submits every rollout to, and a run through
     it ends exactly as a run on the built-in threads."""
     from engine_helpers import make_trainer
+
     from skillopt.api import Executor
     from skillopt.executors.threads import ThreadExecutor
 
@@ -317,6 +320,7 @@ def test_hook_skillopt_register_strategies(tmp_path):
     """A registered strategy chooses every step's parent: one that always branches from
     the initial skill never builds on an accepted child."""
     from engine_helpers import make_trainer
+
     from skillopt.strategies.pareto import ParetoPool
 
     parents = []

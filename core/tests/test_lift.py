@@ -5,11 +5,10 @@ from __future__ import annotations
 import json
 
 import pytest
+from engine_helpers import make_trainer
 
 from skillopt.engine.lift import bootstrap_lift, describe, item_differences
 from skillopt.records import Rollout, Score
-
-from engine_helpers import make_trainer
 
 
 def test_a_consistent_gain_has_an_interval_above_zero_and_noise_one_that_includes_it():

@@ -14,6 +14,8 @@ import threading
 from collections import Counter
 
 import pytest
+from engine_helpers import make_trainer
+from toy import ToyEnv, toy_optimizer, toy_target
 
 from skillopt.calls import ModelClient
 from skillopt.calls.pipeline import RetryPolicy
@@ -22,9 +24,6 @@ from skillopt.engine.slots import Lane, Priority, WorkerSlots
 from skillopt.errors import TransientError
 from skillopt.executors import ExecutorJob
 from skillopt.scripted import ScriptedBackend
-
-from engine_helpers import make_trainer
-from toy import ToyEnv, toy_optimizer, toy_target
 
 
 def outcome(out):

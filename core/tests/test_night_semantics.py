@@ -20,11 +20,12 @@ import re
 import threading
 
 from engine_helpers import make_trainer
+from toy import solve, toy_optimizer, toy_target
+
 from skillopt.calls import Ledger
-from skillopt.errors import AwaitingAnswer
 from skillopt.engine.rollouts import item_seed
 from skillopt.engine.seeds import derive_seed
-from toy import solve, toy_optimizer, toy_target
+from skillopt.errors import AwaitingAnswer
 
 SEED = 42
 LUCKY = "- RULE-LUCKY: answer with confidence."

@@ -11,13 +11,13 @@ import re
 import threading
 import time
 
+from engine_helpers import make_trainer
+from toy import ToyEnv, toy_optimizer, toy_target
+
 from skillopt.calls import ModelClient
 from skillopt.engine.rollouts import RolloutRunner
 from skillopt.executors import ExecutorJob
 from skillopt.scripted import ScriptedBackend
-
-from engine_helpers import make_trainer
-from toy import ToyEnv, toy_optimizer, toy_target
 
 ALL_RULES = "- RULE-upper\n- RULE-reverse\n- RULE-double\n- RULE-vowels"
 

@@ -23,8 +23,9 @@ def register(plugin, name):
 
 
 def test_a_flat_key_preset_works_and_a_typo_in_it_names_the_right_section():
-    from skillopt.config.presets import resolve_preset
     from toy import ToyEnv
+
+    from skillopt.config.presets import resolve_preset
 
     class Flat(ToyEnv):
         presets: ClassVar[dict] = {"small": {"train.num_epochs": 1, "env.n_val": 3}, "bad": {"train.num_epoch": 1}}
@@ -98,11 +99,12 @@ def test_a_backend_declaring_max_concurrency_caps_the_in_flight_limit():
     register(Plugin(), "tiny")
     cfg = attrs.evolve(RunConfig(), model=ModelConfig(backend="tiny-local", cache="off", max_in_flight=16))
     clients, _ = build_clients(cfg, ledger=Ledger())
-    assert clients["target"].limiter._initial_value == 1  # noqa: SLF001 - the semaphore is the limit
+    assert clients["target"].limiter._initial_value == 1
 
 
 def test_an_edit_policy_declares_that_it_edits_rather_than_being_named_patch(tmp_path):
     from engine_helpers import make_trainer
+
     from skillopt.api import PatchPolicy, StepAction
 
     class Renamed(PatchPolicy):
@@ -172,6 +174,7 @@ def test_a_gate_declares_keys_under_its_own_section(run_cli, toy_registered, gai
 
 def test_the_run_builds_the_gate_with_its_settings_and_shows_it_the_task_types(toy_registered, gain_gate, tmp_path):
     from engine_helpers import make_trainer
+
     from skillopt.engine.session import build_gate, resolve_run_config
 
     cfg, _ = resolve_run_config(config_file=None, flags={"env.name": "toy"},
@@ -253,6 +256,7 @@ class Log:
 
 def test_a_resumed_run_replays_its_finished_steps_to_observers(tmp_path):
     from engine_helpers import make_trainer
+
     from skillopt.engine.observers import Observers
 
     log = Log()

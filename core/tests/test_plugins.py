@@ -5,8 +5,8 @@ from __future__ import annotations
 import sys
 
 import pytest
-
 from fakedists import env_module, forget_modules, make_dist
+
 from skillopt.errors import PluginError
 from skillopt.plugins import get_host, reset_host
 from skillopt.registry import get_registry
@@ -90,8 +90,9 @@ def test_unknown_component_lists_installed_ones_and_suggests(site):
 
 
 def test_in_process_plugins_register_through_the_same_hooks():
-    from skillopt import hookimpl
     from toy import ToyEnv
+
+    from skillopt import hookimpl
 
     class Plugin:
         @hookimpl

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 
 import pytest
+from engine_helpers import make_trainer
+from toy import toy_optimizer
 
 from skillopt import paths
 from skillopt.config.schema import SearchConfig
@@ -18,9 +20,6 @@ from skillopt.engine.rejected import Rejection, read_ledger, rejected_before
 from skillopt.records import Edit, Patch
 from skillopt.strategies.edit_subsets import EditSubsets, subsets
 from skillopt.strategies.minibatches import Minibatches
-
-from engine_helpers import make_trainer
-from toy import toy_optimizer
 
 RULES = tuple(Edit(op="append", content=f"- RULE-{k}") for k in ("BAD", "upper", "reverse", "double"))
 

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 import json
 
-from skillopt import paths
-from skillopt.engine.rejected import read_ledger
-
 from engine_helpers import make_trainer
 from toy import toy_optimizer
+
+from skillopt import paths
+from skillopt.engine.rejected import read_ledger
 
 HARMFUL = {"optimizer": {"learning_rate": 1, "min_learning_rate": 1}, "train": {"max_steps": 1}}
 
@@ -142,8 +142,8 @@ def test_ignore_rejected_starts_without_them_and_still_records(tmp_path):
 
 def test_the_gate_context_holds_every_gate_setting_and_the_gate_plugins_own(tmp_path):
     import attrs
-
     from engine_helpers import make_config
+
     from skillopt.engine.rejected import gate_context
 
     cfg = make_config()

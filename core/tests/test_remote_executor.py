@@ -11,18 +11,17 @@ reference run on threads, with the same ledger.
 
 from __future__ import annotations
 
-from typing import ClassVar
-
 import itertools
 import json
 import pickle
 import threading
 from collections import Counter
+from typing import ClassVar
 
 import pytest
-
 from engine_helpers import make_config, make_trainer
 from toy import ToyEnv, solve
+
 from skillopt.api import Executor, hookimpl
 from skillopt.config.loading import config_data
 from skillopt.errors import BudgetExceeded, Cancelled, ConfigError, EnvUnavailable
@@ -231,8 +230,8 @@ def test_the_spec_carries_no_key_and_refuses_what_a_worker_cannot_rebuild(monkey
     """An env installed as a distribution (a real dist-info on sys.path, see fakedists)
     goes into the spec with its version; one registered in this process only is refused."""
     import attrs
-
     from fakedists import env_module, forget_modules, make_dist
+
     from skillopt.config.schema import RoleConfig
 
     site = tmp_path / "site"

@@ -7,8 +7,22 @@ import pytest
 from skillopt.config.schema import RunConfig, TrainConfig
 from skillopt.errors import ConfigError
 from skillopt.records import (
-    Completion, CompletionRequest, Edit, EditResult, Message, Patch, Rollout, Score, Session, Skill, StepRecord,
-    Suggestion, Task, Turn, Usage, Verdict,
+    Completion,
+    CompletionRequest,
+    Edit,
+    EditResult,
+    Message,
+    Patch,
+    Rollout,
+    Score,
+    Session,
+    Skill,
+    StepRecord,
+    Suggestion,
+    Task,
+    Turn,
+    Usage,
+    Verdict,
 )
 from skillopt.serde import from_data, structure_strict, to_data
 

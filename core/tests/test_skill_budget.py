@@ -6,16 +6,14 @@ from __future__ import annotations
 
 import json
 
+import attrs
+from engine_helpers import make_trainer
+
 from skillopt.config.schema import RunConfig
 from skillopt.policies import OptimizerContext
 from skillopt.policies.patch import PatchPolicy
 from skillopt.records import Edit, Patch
 from skillopt.skillbudget import budget_note, estimate_tokens, over_budget
-
-import attrs
-
-from engine_helpers import make_trainer
-from toy import toy_optimizer
 
 
 def test_the_budget_note_says_where_the_skill_stands():

@@ -4,7 +4,15 @@ from __future__ import annotations
 
 from skillopt.records import Edit
 from skillopt.skilldoc import (
-    APPX_END, APPX_START, SLOW_END, SLOW_START, apply_edit, apply_edits, get_block, restore_protected, set_block,
+    APPX_END,
+    APPX_START,
+    SLOW_END,
+    SLOW_START,
+    apply_edit,
+    apply_edits,
+    get_block,
+    restore_protected,
+    set_block,
 )
 
 SKILL = "# Skill\n\n## Answers\n- Give the answer only.\n- Use the  context.\n"

@@ -8,12 +8,12 @@ from __future__ import annotations
 import json
 import re
 
-from skillopt.strategies import PoolMember
-from skillopt.strategies.pareto import ParetoPool, dominates, front, wins
-from skillopt.config.schema import SearchConfig
-
 from engine_helpers import make_trainer
 from toy import solve
+
+from skillopt.config.schema import SearchConfig
+from skillopt.strategies import PoolMember
+from skillopt.strategies.pareto import ParetoPool, dominates, front, wins
 
 
 def m(name, items, score=None, step=0):

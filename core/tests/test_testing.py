@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from toy import ToyEnv
 
 from skillopt.backends import BackendSettings
 from skillopt.records import Completion, Score
 from skillopt.scripted import ScriptedBackend
 from skillopt.testing import ContractError, check_backend_contract, check_env_contract
-from toy import ToyEnv
 
 
 def test_toy_env_passes_the_env_contract():

@@ -17,13 +17,13 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from backend_testkit import Harness, settings  # noqa: E402
-from servers.anthropic_protocol import AnthropicServer  # noqa: E402
-from servers.base import ProtocolServer  # noqa: E402
-from servers.llamacpp import MODEL_ALIAS, LlamaCppServer  # noqa: E402
-from servers.openai_protocol import AzureOpenAIServer, OpenAIServer  # noqa: E402
+from backend_testkit import Harness, settings
+from servers.anthropic_protocol import AnthropicServer
+from servers.base import ProtocolServer
+from servers.llamacpp import MODEL_ALIAS, LlamaCppServer
+from servers.openai_protocol import AzureOpenAIServer, OpenAIServer
 
-from skillopt.testing import run_cli, scripted_client, skillopt_home  # noqa: E402,F401  (fixtures; pytest_plugins lives in the root conftest)
+from skillopt.testing import run_cli, scripted_client, skillopt_home  # noqa: F401  (fixtures; pytest_plugins lives in the root conftest)
 
 PROVIDER_ENV = (
     "OPENAI_API_KEY",

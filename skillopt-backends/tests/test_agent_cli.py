@@ -20,6 +20,7 @@ import attrs
 import pytest
 from agent_cli_kit import COMMANDS, install_fake
 from backend_testkit import client_for
+
 from skillopt.errors import (
     AuthError,
     BackendError,

@@ -14,6 +14,7 @@ import time
 import pytest
 from backend_testkit import ALL_BACKENDS, client_for
 from servers.base import Fail, Reply, Slow
+
 from skillopt.errors import (
     AuthError,
     BadRequestError,

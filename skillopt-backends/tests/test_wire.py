@@ -9,6 +9,7 @@ import base64
 import pytest
 from backend_testkit import client_for
 from servers.base import Reply
+
 from skillopt.errors import BadRequestError, ConfigError
 from skillopt.records import CompletionRequest, Message
 
@@ -112,6 +113,7 @@ def test_real_llama_server_without_json_schema_gets_an_actionable_error(make_com
 @pytest.mark.local_model
 def test_real_llama_server_model_is_discovered(llama_server):
     from backend_testkit import settings
+
     from skillopt_backends.openai_compatible import OpenAICompatibleBackend
 
     backend = OpenAICompatibleBackend(settings("openai-compatible", base_url=llama_server.base_url))

@@ -6,8 +6,8 @@ def pytest_configure(config):
 
 
 import pytest  # noqa: E402
-from skillopt_envs_alfworld.game import Game, Goal, Receptacle, Thing  # noqa: E402
 
+from skillopt_envs_alfworld.game import Game, Goal, Receptacle, Thing  # noqa: E402
 
 
 def build_kitchen(task_type: str = "pick_clean_then_place", receptacle_type: str = "fridge", count: int = 1) -> Game:

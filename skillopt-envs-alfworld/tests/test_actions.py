@@ -1,6 +1,7 @@
 """Reading commands out of real-world model replies."""
 
 import pytest
+
 from skillopt_envs_alfworld.actions import clean, parse_action
 
 ADMISSIBLE = [

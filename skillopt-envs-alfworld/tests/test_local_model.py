@@ -3,6 +3,7 @@
 import json
 
 import pytest
+
 from skillopt.testing import finished_run, requires_local_model, run_skillopt
 
 pytestmark = pytest.mark.local_model

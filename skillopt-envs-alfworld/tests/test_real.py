@@ -10,6 +10,7 @@ import json
 from importlib import util
 
 import pytest
+
 from skillopt.api import ConfigError, Task
 from skillopt_envs_alfworld import AlfworldConfig, AlfworldEnv, real
 

@@ -1,6 +1,7 @@
 """The simulator: each command's effect and text, invalid input, goals, planner plans."""
 
 import pytest
+
 from skillopt_envs_alfworld.game import TASK_TYPES, Goal
 from skillopt_envs_alfworld.generator import make_game
 from skillopt_envs_alfworld.planner import solve

@@ -7,10 +7,10 @@ import json
 import re
 
 import pytest
+
 from skillopt.api import RolloutContext
 from skillopt.config.loading import ConfigSources, resolve_config
 from skillopt.testing import check_env_contract
-
 from skillopt_envs_docvqa.env import DocVQAConfig, DocVQAEnv
 
 

@@ -10,11 +10,11 @@ import pytest
 
 pytest.importorskip("PIL")
 
-from skillopt.testing import check_sample_regenerates  # noqa: E402
-from skillopt_envs_docvqa import data, generator  # noqa: E402
-from skillopt_envs_docvqa.env import DocVQAEnv  # noqa: E402
-from skillopt_envs_docvqa.layout import ocr_text, read_layout  # noqa: E402
-from skillopt_envs_docvqa.scoring import normalize  # noqa: E402
+from skillopt.testing import check_sample_regenerates
+from skillopt_envs_docvqa import data, generator
+from skillopt_envs_docvqa.env import DocVQAEnv
+from skillopt_envs_docvqa.layout import ocr_text, read_layout
+from skillopt_envs_docvqa.scoring import normalize
 
 BUNDLED = data.bundled_root()
 SPLITS = ("train", "val", "test")

@@ -7,9 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
+
 from skillopt.api import ConfigError
 from skillopt.testing import check_env_contract
-
 from skillopt_envs_docvqa.env import DocVQAConfig, DocVQAEnv
 from skillopt_envs_docvqa.upstream import load_csv, split_question
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import pytest
+
 from skillopt.testing import finished_run, requires_local_model, run_skillopt
 
 pytestmark = pytest.mark.local_model

@@ -1,6 +1,7 @@
 """Answer parsing against the forms models really write (upstream scores several as 0)."""
 
 import pytest
+
 from skillopt_envs_math.answers import answer_segment, normalize_text, parse_choice
 
 CHOICES = {

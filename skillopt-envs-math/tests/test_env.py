@@ -5,6 +5,7 @@ import re
 
 import attrs
 import pytest
+
 from skillopt.api import ConfigError, RolloutContext
 from skillopt.config.loading import ConfigSources, resolve_config
 from skillopt.testing import check_env_contract

@@ -7,6 +7,7 @@ from collections import Counter
 from importlib import resources
 
 import pytest
+
 from skillopt.testing import check_sample_regenerates
 from skillopt_envs_math import LiveMathEnv
 from skillopt_envs_math.generator import rendered

@@ -3,6 +3,7 @@
 from collections import Counter
 
 import pytest
+
 from skillopt.api import ConfigError
 from skillopt_envs_math.items import item_from_row, item_to_row, shuffle_seed
 

@@ -1,6 +1,7 @@
 """End to end on the embedded local model: `skillopt run --env livemath` in a subprocess."""
 
 import pytest
+
 from skillopt.testing import finished_run, requires_local_model, run_skillopt
 
 pytestmark = pytest.mark.local_model

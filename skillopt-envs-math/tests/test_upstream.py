@@ -4,6 +4,7 @@ import json
 from pathlib import Path
 
 import pytest
+
 from skillopt.api import ConfigError
 from skillopt.testing import check_env_contract
 from skillopt_envs_math import LiveMathConfig, LiveMathEnv

@@ -9,6 +9,7 @@ import threading
 import time
 
 import pytest
+
 from skillopt.api import RolloutContext
 from skillopt_envs_officeqa.env import OfficeQAConfig, OfficeQAEnv
 from skillopt_envs_officeqa.protocol import parse_reply

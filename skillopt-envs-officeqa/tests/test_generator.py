@@ -9,6 +9,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
+
 from skillopt.testing import check_sample_regenerates
 from skillopt_envs_officeqa.env import OfficeQAEnv
 from skillopt_envs_officeqa.generator import rendered

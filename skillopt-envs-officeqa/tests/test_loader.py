@@ -4,6 +4,7 @@ import csv
 import json
 
 import pytest
+
 from skillopt.api import ConfigError, RolloutContext
 from skillopt_envs_officeqa.env import OfficeQAConfig, OfficeQAEnv
 from skillopt_envs_officeqa.loader import parse_list, row_to_task

@@ -1,6 +1,7 @@
 """Upstream's OfficeQA normaliser (EM, F1) and the numeric match that upstream lacks."""
 
 import pytest
+
 from skillopt_envs_officeqa.scoring import exact_match, grade, normalize, numeric_match, question_scale, token_f1
 
 

@@ -3,6 +3,7 @@
 import os
 
 import pytest
+
 from skillopt_envs_officeqa.docs import DocsIndex, ToolError, roots_from
 from skillopt_envs_officeqa.tools import MAX_GLOB, MAX_GREP_LINES, MAX_READ_CHARS, run_tool
 

@@ -9,9 +9,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))  # for sheet_helpers (the root config adds other test dirs)
 
-from sheet_helpers import write_xlsx  # noqa: E402
+from sheet_helpers import write_xlsx
 
-from skillopt.testing import run_cli, scripted_client, skillopt_home  # noqa: E402,F401  (pytest_plugins lives in the root conftest)
+from skillopt.testing import run_cli, scripted_client, skillopt_home  # noqa: F401  (pytest_plugins lives in the root conftest)
 
 
 @pytest.fixture

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from sheet_helpers import SIMPLE_GOLD, SIMPLE_INPUT, write_xlsx
+
 from skillopt.api import ConfigError
 from skillopt_envs_spreadsheet import SpreadsheetConfig, SpreadsheetEnv
 from skillopt_envs_spreadsheet.loader import discover_cases, load_manifest, normalize_type

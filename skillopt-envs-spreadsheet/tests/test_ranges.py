@@ -5,7 +5,11 @@ from __future__ import annotations
 import pytest
 
 from skillopt_envs_spreadsheet.ranges import (
-    AnswerPositionError, column_index, column_letters, format_area, parse_answer_position,
+    AnswerPositionError,
+    column_index,
+    column_letters,
+    format_area,
+    parse_answer_position,
 )
 
 

@@ -12,8 +12,8 @@ import threading
 import time
 
 import pytest
-
 from sheet_helpers import SIMPLE_INPUT, SOLUTION
+
 from skillopt_envs_spreadsheet.sandbox import Limits, Sandbox
 
 SECRET = "sk-test-0123456789abcdef-not-a-real-key"
@@ -90,7 +90,7 @@ print("CWD", os.getcwd())
 open("relative.txt", "w").write("x")
 """
     result = sandbox.run(code, book)
-    names = eval(result.stdout.splitlines()[0])  # noqa: S307 - our own printed list
+    names = eval(result.stdout.splitlines()[0])
     assert set(names) <= {"PATH", "HOME", "TMPDIR", "TMP", "TEMP", "LANG", "LC_ALL", "INPUT_PATH", "OUTPUT_PATH"}
     cwd = result.stdout.splitlines()[1].split(" ", 1)[1]
     assert cwd != str(tmp_path) and "skillopt-xlsx-" in cwd
@@ -299,7 +299,7 @@ def _process_mode_run(tmp_path, book, monkeypatch, guard):
         listener.close()
     line = next((x for x in result.stdout.splitlines() if x.startswith("RESULTS")), "")
     assert line, result
-    return eval(line.split(" ", 1)[1]), target, result  # noqa: S307 - our own printed dict
+    return eval(line.split(" ", 1)[1]), target, result
 
 
 @pytest.mark.parametrize("guard", [True, False])

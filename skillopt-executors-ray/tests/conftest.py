@@ -19,8 +19,9 @@ import pytest
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from raykit import CLUSTER_ENV  # noqa: E402
-from searchqa_model import SearchQAModelServer  # noqa: E402
+from raykit import CLUSTER_ENV
+from searchqa_model import SearchQAModelServer
+
 
 @pytest.fixture(scope="session")
 def ray_cluster():

@@ -8,7 +8,6 @@ import sys
 from pathlib import Path
 
 import attrs
-
 from searchqa_model import API_KEY, MODEL, SearchQAModelServer
 
 #: what both the cluster's processes and the drivers see

@@ -17,7 +17,6 @@ from collections import Counter
 from pathlib import Path
 
 import pytest
-
 from raykit import run_skillopt, start_skillopt
 from searchqa_model import SearchQAModelServer
 

@@ -23,7 +23,6 @@ import time
 from collections import Counter
 
 import pytest
-
 from raykit import driver_env, run_command, run_skillopt
 from searchqa_model import SearchQAModelServer
 

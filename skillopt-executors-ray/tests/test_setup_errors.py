@@ -97,7 +97,6 @@ def refusing_ray(monkeypatch, tmp_path):
 
 def test_a_ray_client_timeout_names_token_authentication(refusing_ray):
     from skillopt.api import ConfigError
-
     from skillopt_executors_ray.cluster import connect
 
     refusing_ray(ConnectionError("ray client connection timeout"))
@@ -110,7 +109,6 @@ def test_a_ray_client_timeout_names_token_authentication(refusing_ray):
 
 def test_a_local_ray_is_started_not_joined_and_its_failure_says_so(refusing_ray):
     from skillopt.api import ConfigError
-
     from skillopt_executors_ray.cluster import connect
 
     seen = refusing_ray(RuntimeError("Failed to start the GCS server"))

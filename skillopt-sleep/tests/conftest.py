@@ -8,6 +8,7 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+
 from skillopt.testing import run_cli, scripted_client, skillopt_home  # noqa: F401 - pytest fixtures
 
 FIXTURES = Path(__file__).parent / "fixtures"

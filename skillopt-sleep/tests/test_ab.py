@@ -12,6 +12,7 @@ from fractions import Fraction
 from itertools import product
 
 import pytest
+
 from skillopt_sleep.ab.run import PairedOutcome, summarise
 from skillopt_sleep.ab.stats import mcnemar_exact, paired_bootstrap
 from skillopt_sleep.mine.taskfile import SCHEMA

@@ -8,6 +8,7 @@ import sys
 import time
 
 import pytest
+
 from skillopt.records import Edit
 from skillopt_sleep import documents
 from skillopt_sleep.adopt.adopt import AdoptRefused, adopt, adopted_nights, recover, rollback

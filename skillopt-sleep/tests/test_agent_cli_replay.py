@@ -16,10 +16,10 @@ import pytest
 pytest.importorskip("skillopt_backends")
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "skillopt-backends" / "tests"))
 
-from agent_cli_kit import install_fake  # noqa: E402
-from skillopt_sleep.harvest.opencode import REPLAY_AGENT  # noqa: E402
-from skillopt_sleep.sentinel import SENTINEL  # noqa: E402
+from agent_cli_kit import install_fake
 
+from skillopt_sleep.harvest.opencode import REPLAY_AGENT
+from skillopt_sleep.sentinel import SENTINEL
 
 #: how each agent is kept from saving these runs as sessions a later night would harvest
 NOT_HARVESTED = {

@@ -3,10 +3,11 @@ never contradict the project's memory files, and come from what was actually cha
 When too few tasks remain to validate, the night says so in plain words."""
 
 import pytest
+
 from skillopt.records import Session, Turn
 from skillopt_sleep.mine.generic import generic_answers
 from skillopt_sleep.mine.heuristic import mine
-from skillopt_sleep.mine.memory import ProjectMemory, conventions, contradicts, read_memory
+from skillopt_sleep.mine.memory import ProjectMemory, contradicts, conventions, read_memory
 from skillopt_sleep.mine.tasks import Check
 from skillopt_sleep.replay.judging import score_checks
 

@@ -10,14 +10,15 @@ optimizer: shown GOOD vs BAD attempts it proposes the rule that explains them.
 from pathlib import Path
 
 import attrs
+
 from skillopt.calls.cache import request_key
 from skillopt.records import CompletionRequest, Message
 from skillopt.scripted import ScriptedBackend
 from skillopt_sleep.clients import from_backends
-from skillopt_sleep.learn.contrast import STAGE, contrast_request, pick
 from skillopt_sleep.cycle import run_night
 from skillopt_sleep.documents import Doc
 from skillopt_sleep.experiments.agents import HARMFUL_RULE, convention_agent, optimizer
+from skillopt_sleep.learn.contrast import STAGE, contrast_request, pick
 from skillopt_sleep.mine.tasks import Check, SleepTask
 from skillopt_sleep.options import SleepOptions
 from skillopt_sleep.replay import replay

@@ -9,6 +9,7 @@ import json
 import stat
 
 import pytest
+
 from skillopt.errors import ConfigError
 from skillopt.scripted import ScriptedBackend
 from skillopt_sleep import documents

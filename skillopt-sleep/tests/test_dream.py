@@ -10,13 +10,14 @@ import json
 import re
 
 import pytest
+
 from skillopt.calls import Ledger
 from skillopt.records import CompletionRequest
 from skillopt.scripted import ScriptedBackend
 from skillopt_sleep.clients import from_backends
 from skillopt_sleep.cycle import run_night
-from skillopt_sleep.mine.dream import dream, rephrasings
 from skillopt_sleep.experiments.agents import convention_agent, optimizer
+from skillopt_sleep.mine.dream import dream, rephrasings
 from skillopt_sleep.mine.tasks import Check, Lesson, SleepTask
 from skillopt_sleep.options import SleepOptions
 from skillopt_sleep.sentinel import SENTINEL

@@ -15,8 +15,8 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-from skillopt.api import ScriptedBackend
 
+from skillopt.api import ScriptedBackend
 from skillopt_sleep.experiments.agents import HARMFUL_RULE, convention_agent, optimizer
 from skillopt_sleep.experiments.personas import PERSONAS, sessions
 from skillopt_sleep.experiments.transcripts import WRITERS

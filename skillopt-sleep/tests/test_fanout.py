@@ -13,9 +13,10 @@ the ``release`` skill, the developer correcting ``git tag 1.4.0`` to ``git tag v
 from __future__ import annotations
 
 import json
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 import pytest
+
 from skillopt.api import Session, Turn
 from skillopt.scripted import ScriptedBackend
 from skillopt_sleep import skills
@@ -94,7 +95,7 @@ def tag_session(project, sid, start, ask):
 
 def write_home(home, project, ids=("a", "b", "c", "d")):
     root = home / ".claude" / "projects"
-    start = datetime(2025, 9, 1, 9, 0, tzinfo=timezone.utc)
+    start = datetime(2025, 9, 1, 9, 0, tzinfo=UTC)
     for n, ask in enumerate(TEST_ASKS):
         suite_session(project, f"5e55{ids[n]}000-0000-4000-8000-00000000000{n}", start + timedelta(days=n), ask).write(root)
     for n, ask in enumerate(TAG_ASKS):

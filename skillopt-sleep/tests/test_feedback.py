@@ -2,6 +2,7 @@
 late corrections (the phrases the issue measured are marked)."""
 
 import pytest
+
 from skillopt.records import Session, Turn
 from skillopt_sleep.mine.corrections import find_correction
 from skillopt_sleep.mine.digest import digest

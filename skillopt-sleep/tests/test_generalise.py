@@ -4,6 +4,7 @@ traps, grouping by actions, the memory file's guarantee, and rules only from rep
 lessons. Sessions are built turn by turn (the harvesters' own records)."""
 
 import pytest
+
 from skillopt.records import Session, Turn
 from skillopt_sleep.learn.reflect import heuristic_edits, one_offs
 from skillopt_sleep.mine.corrections import find_correction

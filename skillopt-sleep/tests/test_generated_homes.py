@@ -20,6 +20,7 @@ import hashlib
 import shutil
 
 import pytest
+
 from skillopt_sleep.experiments.homes.generate import plan
 from skillopt_sleep.experiments.homes.run import homes_verdict, run_homes, table
 from skillopt_sleep.experiments.homes.sets import HELD_OUT, HELD_OUT_ONLY_CONVENTIONS, TUNE

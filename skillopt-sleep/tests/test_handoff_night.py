@@ -9,6 +9,7 @@ skill and memory say (``uv run`` when they say it), the reflection proposes one 
 import json
 
 import pytest
+
 from skillopt_sleep.cycle import HandoffWaiting, run_night
 from skillopt_sleep.options import SleepOptions
 

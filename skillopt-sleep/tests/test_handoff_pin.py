@@ -8,6 +8,7 @@ import json
 import shutil
 
 import pytest
+
 from skillopt.errors import ConfigError
 from skillopt_sleep.cycle import HandoffWaiting, run_night
 from skillopt_sleep.options import SleepOptions

@@ -12,6 +12,7 @@ import subprocess
 import sys
 
 import pytest
+
 from skillopt_sleep.experiments.home import JOBS, PLANTED, build_home
 from skillopt_sleep.experiments.home_run import home_verdict, run_home_experiment
 

@@ -1,9 +1,10 @@
 """Deterministic checks and the rubric judge."""
 
 import pytest
+
 from skillopt.errors import SchemaError
-from skillopt_sleep.replay.judging import run_check, score_checks, score_rubric, tools_called, validate_checks
 from skillopt_sleep.mine.tasks import Check
+from skillopt_sleep.replay.judging import run_check, score_checks, score_rubric, tools_called, validate_checks
 
 
 def test_contains_respects_word_edges():

@@ -6,13 +6,14 @@ import json
 from pathlib import Path
 
 import pytest
+
 from skillopt.errors import ConfigError
 from skillopt.records import Session, Turn
 from skillopt_sleep.documents import LEARNED_START, Doc
-from skillopt_sleep.mine.llm import mine_session
-from skillopt_sleep.mine.tasks import Check, SleepTask
-from skillopt_sleep.mine.recall import recall
 from skillopt_sleep.learn.reflect import llm_edits, merge
+from skillopt_sleep.mine.llm import mine_session
+from skillopt_sleep.mine.recall import recall
+from skillopt_sleep.mine.tasks import Check, SleepTask
 from skillopt_sleep.replay import Attempt, ReplayResult
 from skillopt_sleep.sentinel import SENTINEL
 

@@ -4,8 +4,8 @@ evidence, clustering across sessions and the tasks it produces (bug §6.1)."""
 from skillopt.records import Session, Turn
 from skillopt_sleep.mine import commands as cmd
 from skillopt_sleep.mine.cluster import cluster
-from skillopt_sleep.mine.digest import digest
 from skillopt_sleep.mine.corrections import find_correction
+from skillopt_sleep.mine.digest import digest
 from skillopt_sleep.mine.feedback import polarity
 from skillopt_sleep.mine.heuristic import mine
 from skillopt_sleep.mine.split import session_splits

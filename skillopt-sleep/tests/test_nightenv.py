@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import attrs
 import pytest
-from skillopt.api import AwaitingAnswer, Edit, EvaluationConfig, ModelClient, Ledger, RunConfig, ScriptedBackend, apply_edits
 
+from skillopt.api import AwaitingAnswer, Edit, EvaluationConfig, Ledger, ModelClient, RunConfig, ScriptedBackend, apply_edits
 from skillopt_sleep import documents
 from skillopt_sleep.documents import Doc, DocTarget
 from skillopt_sleep.learn.policy import SleepRules

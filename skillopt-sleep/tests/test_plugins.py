@@ -73,6 +73,7 @@ def test_third_party_harvester_is_used_like_a_builtin(tmp_path):
 
 def test_unknown_source_is_an_error(tmp_path):
     import pytest
+
     from skillopt.errors import ConfigError
     from skillopt_sleep.harvest import HarvestRequest, harvest
 

@@ -7,6 +7,7 @@ import json
 import tomllib
 
 import pytest
+
 from skillopt.errors import ConfigError
 from skillopt.scripted import ScriptedBackend
 from skillopt_sleep import prompts

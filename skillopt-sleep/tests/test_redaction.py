@@ -2,6 +2,7 @@
 pairs and unprefixed high-entropy tokens; ordinary identifiers stay readable."""
 
 import pytest
+
 from skillopt.redact import MASK
 from skillopt_sleep.redaction import clip, looks_random, scrub, scrub_data
 

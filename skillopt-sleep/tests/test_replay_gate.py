@@ -5,8 +5,8 @@ from pathlib import Path
 from skillopt.config.schema import EvaluationConfig
 from skillopt.errors import TransientError
 from skillopt.records import CompletionRequest
-from skillopt_sleep.learn import gating
 from skillopt_sleep.documents import Doc
+from skillopt_sleep.learn import gating
 from skillopt_sleep.mine.tasks import Check, SleepTask
 from skillopt_sleep.replay import replay
 from skillopt_sleep.sentinel import SENTINEL

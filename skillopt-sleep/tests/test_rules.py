@@ -4,6 +4,7 @@ nothing; never the developer's pasted sentence."""
 from pathlib import Path
 
 import pytest
+
 from skillopt_sleep.documents import Doc
 from skillopt_sleep.learn.reflect import heuristic_edits
 from skillopt_sleep.learn.rules import imperative_clause, job_of, rule_for

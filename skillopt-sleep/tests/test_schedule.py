@@ -7,6 +7,7 @@ import stat
 import sys
 
 import pytest
+
 from skillopt.errors import ConfigError
 from skillopt_sleep import schedule as sched
 

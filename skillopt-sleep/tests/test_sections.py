@@ -2,6 +2,7 @@
 non-English headings, and what must not count as a section."""
 
 import pytest
+
 from skillopt_sleep.mine.tasks import Check
 from skillopt_sleep.replay.judging import run_check, score_checks, validate_checks
 from skillopt_sleep.replay.sections import headings, section_contains, section_present

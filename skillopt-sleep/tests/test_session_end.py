@@ -5,7 +5,7 @@ night is running, or too soon after the last one."""
 import json
 import os
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from typing import Any, ClassVar
 
 from skillopt_sleep import hook
@@ -58,7 +58,7 @@ def test_nothing_starts_too_soon_for_automation_or_without_a_project(tmp_path, m
     project.mkdir()
     FakePopen.started = []
     monkeypatch.setattr(hook.subprocess, "Popen", FakePopen)
-    now = datetime(2025, 10, 6, 12, 0, tzinfo=timezone.utc)
+    now = datetime(2025, 10, 6, 12, 0, tzinfo=UTC)
     assert "staging a night" in hook.session_end(_hook_json(project), [], min_hours=6, now=now)
     soon = hook.session_end(_hook_json(project), [], min_hours=6, now=now + timedelta(hours=2))
     assert "started 2.0 h ago" in soon

@@ -3,6 +3,7 @@
 import json
 
 import pytest
+
 from skillopt.errors import ConfigError
 from skillopt_sleep.mine.split import session_splits
 

@@ -8,9 +8,9 @@ from pathlib import Path
 from skillopt_sleep.documents import Doc
 from skillopt_sleep.harvest.builder import SessionBuilder
 from skillopt_sleep.harvest.fields import sanitize_tool_name
-from skillopt_sleep.replay.judging import validate_checks
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.replay import replay
+from skillopt_sleep.replay.judging import validate_checks
 
 
 def test_tool_names_are_sanitised_to_a_safe_alphabet():

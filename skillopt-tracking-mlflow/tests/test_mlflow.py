@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("skillopt_envs_searchqa")
-from mlflow import MlflowClient  # noqa: E402
+from mlflow import MlflowClient
 
 
 def run_args(out, *extra):

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("skillopt_envs_searchqa")
-from wandb.proto import wandb_internal_pb2  # noqa: E402
+from wandb.proto import wandb_internal_pb2
 
 BLOCK = 32 * 1024
 FULL, FIRST, MIDDLE, LAST = 1, 2, 3, 4

@@ -11,6 +11,7 @@ from pathlib import Path
 import anyio
 import pytest
 import typer.main
+
 from skillopt_mcp import runner
 from skillopt_mcp.arguments import build_argv, check_arguments, resolve_project
 from skillopt_mcp.catalog import catalog

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 import typer.main
 import yaml
+
 from skillopt_mcp.catalog import TOOL_NAMES, catalog
 
 PLUGINS = Path(__file__).resolve().parents[2]
@@ -103,7 +104,7 @@ def _dsh_rows() -> list[dict]:
 
 def _server_entries() -> list[tuple[str, dict]]:
     """(file, server entry) for every MCP registration of the skillopt server."""
-    load = lambda rel: json.loads((PLUGINS / rel).read_text(encoding="utf-8"))  # noqa: E731
+    load = lambda rel: json.loads((PLUGINS / rel).read_text(encoding="utf-8"))
     codex = tomllib.loads((PLUGINS / "codex/config.toml").read_text(encoding="utf-8"))
     (dsh,) = [row["config"] for row in _dsh_rows() if row["name"] == "@deepseek-ai/dsh-mcp-client"]
     return [

@@ -8,6 +8,6 @@ from __future__ import annotations
 
 __version__ = "0.1.0"
 
-from skillopt.hookspecs import hookimpl  # noqa: E402
+from skillopt.hookspecs import hookimpl
 
 __all__ = ["__version__", "hookimpl"]

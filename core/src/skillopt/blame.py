@@ -13,10 +13,9 @@ the skill's canonical text are not shown as lines).
 
 from __future__ import annotations
 
-from typing import Any
-
 import json
 from pathlib import Path
+from typing import Any
 
 import attrs
 

@@ -12,7 +12,7 @@ import json
 import threading
 from importlib import resources
 from pathlib import Path
-from typing import Any, ClassVar, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
@@ -23,6 +23,7 @@ from skillopt.skillfolder import SkillFolder, render_inline, render_installed, s
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
+
     from skillopt.records import Completion
 
 SPLITS = ("train", "val", "test")

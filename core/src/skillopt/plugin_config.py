@@ -12,7 +12,7 @@ defaults, so ``skillopt config show`` shows every key that shapes a run.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 

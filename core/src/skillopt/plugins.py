@@ -15,7 +15,7 @@ import sys
 import threading
 import traceback
 from importlib import import_module, metadata
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 import pluggy

@@ -11,9 +11,8 @@ so text a plugin escaped with :func:`rich.markup.escape` still prints exactly.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
-
 import re
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from rich.text import Text

@@ -49,9 +49,9 @@ def reset() -> None:
     from skillopt.plugins import reset_host
 
     reset_host()  # the host, the entry-point scan and the registry built on them
-    with pipeline._LIMITERS_LOCK:  # noqa: SLF001 - the owner module's state
-        pipeline._LIMITERS.clear()  # noqa: SLF001
+    with pipeline._LIMITERS_LOCK:
+        pipeline._LIMITERS.clear()
     report.set_reporter(None)
     environ.forget_dotenv()
-    upstream._load_once.cache_clear()  # noqa: SLF001
-    policies._packaged_prompt.cache_clear()  # noqa: SLF001
+    upstream._load_once.cache_clear()
+    policies._packaged_prompt.cache_clear()

@@ -11,9 +11,8 @@ tokenizer happens to be installed.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import math
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from skillopt.records import Edit

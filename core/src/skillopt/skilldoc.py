@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from skillopt import skilltext
 from skillopt.records import Edit, EditResult
-from skillopt.skillfolder import MAIN, SkillFolder, skill_of
-from skillopt.skillfolder import edits as folder_edits
+from skillopt.skillfolder import MAIN, SkillFolder, edits as folder_edits, skill_of
 from skillopt.skilltext import (  # noqa: F401 - the text operations, re-exported
     APPX_END,
     APPX_START,

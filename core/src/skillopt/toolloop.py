@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -22,6 +22,7 @@ from skillopt.records import CompletionRequest, Message, Turn, TurnKind, Usage
 
 if TYPE_CHECKING:
     import threading
+
     from skillopt.envs import ChatModel
 
 #: a reply longer than this is not searched for a JSON call (no quadratic scans)

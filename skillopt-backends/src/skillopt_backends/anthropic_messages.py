@@ -33,7 +33,6 @@ from skillopt.api import (
     Usage,
     hookimpl,
 )
-
 from skillopt_backends import prices
 from skillopt_backends.capabilities import ClaudeCaps, claude_caps_for
 from skillopt_backends.credentials import KeySpec, display_url, key_available, require_key

@@ -29,8 +29,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import attrs
-from skillopt.api import AuthError, ConfigError, Usage, hookimpl, register_secret
 
+from skillopt.api import AuthError, ConfigError, Usage, hookimpl, register_secret
 from skillopt_backends import prices
 from skillopt_backends.credentials import KeySpec, ResolvedKey, find_key, key_available, require_key
 from skillopt_backends.errors import ErrorContext

@@ -14,6 +14,7 @@ import re
 from typing import Any
 
 import attrs
+
 from skillopt.api import ConfigError
 
 # o1, o3, o4-mini, and every gpt-5 or later (gpt-5.4-mini, gpt-6-sol ...) except the

@@ -9,6 +9,7 @@ from, never the key, so an auth failure can name the thing to fix.
 from __future__ import annotations
 
 import attrs
+
 from skillopt.api import AuthError, BackendSettings, get_key, register_secret, stored_keys
 
 

@@ -18,6 +18,7 @@ import time
 from typing import Any
 
 import attrs
+
 from skillopt.api import (
     AuthError,
     BackendError,

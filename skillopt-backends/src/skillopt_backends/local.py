@@ -44,7 +44,6 @@ from skillopt.api import (
     Usage,
     hookimpl,
 )
-
 from skillopt_backends.local_grammar import MAX_LENGTH_IN_GRAMMAR, grammar_for
 
 DEFAULT_MODEL = "SmolLM2-135M-Instruct"

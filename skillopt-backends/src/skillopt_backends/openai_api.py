@@ -11,7 +11,6 @@ import os
 from typing import Any
 
 from skillopt.api import Usage, hookimpl
-
 from skillopt_backends import prices
 from skillopt_backends.credentials import KeySpec, ResolvedKey, key_available, require_key
 from skillopt_backends.http_pool import shared_http_client

@@ -16,7 +16,6 @@ import time
 from typing import Any, ClassVar
 
 from skillopt.api import Backend, BackendError, BackendSettings, Cancelled, Completion, CompletionRequest, Usage
-
 from skillopt_backends.capabilities import WireCaps, caps_for, strict_schema_ok
 from skillopt_backends.credentials import KeySpec, ResolvedKey, display_url
 from skillopt_backends.errors import ErrorContext, classify_openai, malformed_response

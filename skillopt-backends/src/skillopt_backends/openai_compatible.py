@@ -20,7 +20,6 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from skillopt.api import ConfigError, Usage, hookimpl
-
 from skillopt_backends import prices
 from skillopt_backends.credentials import KeySpec, ResolvedKey, find_key
 from skillopt_backends.http_pool import shared_http_client

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 import attrs
+
 from skillopt.api import Usage
 
 

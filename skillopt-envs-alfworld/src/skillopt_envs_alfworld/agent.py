@@ -18,7 +18,6 @@ from typing import TYPE_CHECKING
 import attrs
 
 from skillopt.api import Rollout, Task, Turn, Usage, chat_request
-
 from skillopt_envs_alfworld.actions import ParsedAction, parse_action
 from skillopt_envs_alfworld.real import task_sentence
 

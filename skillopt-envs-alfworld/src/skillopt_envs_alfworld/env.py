@@ -14,8 +14,8 @@ from typing import Any, ClassVar
 
 import attrs
 from attrs import validators as v
-from skillopt.api import ChatModel, ConfigError, DataSource, Env, EnvConfig, Rollout, RolloutContext, Score, Task, hookimpl
 
+from skillopt.api import ChatModel, ConfigError, DataSource, Env, EnvConfig, Rollout, RolloutContext, Score, Task, hookimpl
 from skillopt_envs_alfworld.game import Game, game_from_row, game_to_row, kind_of
 from skillopt_envs_alfworld.presets import PRESETS
 from skillopt_envs_alfworld.world import NOTHING, World, replay

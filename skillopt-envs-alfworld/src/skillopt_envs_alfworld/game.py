@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 import attrs
+
 from skillopt.api import ConfigError
 
 if TYPE_CHECKING:

@@ -14,8 +14,21 @@ import attrs
 from attrs import validators as v
 
 from skillopt.api import (
-    ChatModel, CompletionRequest, ConfigError, Env, EnvConfig, Message, Rollout, RolloutContext, Score, Task, Turn, Usage, hookimpl,
-    read_rows, split_file,
+    ChatModel,
+    CompletionRequest,
+    ConfigError,
+    Env,
+    EnvConfig,
+    Message,
+    Rollout,
+    RolloutContext,
+    Score,
+    Task,
+    Turn,
+    Usage,
+    hookimpl,
+    read_rows,
+    split_file,
 )
 from skillopt_envs_docvqa import data, prompting, scoring
 from skillopt_envs_docvqa.items import DocItem

@@ -13,8 +13,20 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
-from skillopt.api import ChatModel, ConfigError, Env, EnvConfig, Rollout, RolloutContext, Score, Task, Turn, chat_request, hookimpl
 
+from skillopt.api import (
+    ChatModel,
+    ConfigError,
+    Env,
+    EnvConfig,
+    Rollout,
+    RolloutContext,
+    Score,
+    Task,
+    Turn,
+    chat_request,
+    hookimpl,
+)
 from skillopt_envs_math.answers import answer_segment, parse_choice
 from skillopt_envs_math.items import MathItem, item_from_row
 from skillopt_envs_math.presets import PRESETS

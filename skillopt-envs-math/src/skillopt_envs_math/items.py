@@ -14,8 +14,8 @@ import random
 from typing import Any
 
 import attrs
-from skillopt.api import ConfigError
 
+from skillopt.api import ConfigError
 from skillopt_envs_math.answers import LABELS
 
 

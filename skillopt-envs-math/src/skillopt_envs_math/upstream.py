@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from skillopt.api import ConfigError
-
 from skillopt_envs_math.items import MathItem, item_from_row
 
 MONTHLY_FILE = re.compile(r"^qa_(\d{6})_final\.json$")

@@ -21,7 +21,6 @@ from importlib import resources
 import attrs
 
 from skillopt.api import CompletionRequest, ContextLengthError, Message, Rollout, Task, Turn, Usage
-
 from skillopt_envs_officeqa import pages, protocol
 from skillopt_envs_officeqa.docs import DocsIndex, ToolError
 from skillopt_envs_officeqa.tools import run_tool

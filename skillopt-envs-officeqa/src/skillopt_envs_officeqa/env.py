@@ -10,7 +10,6 @@ import attrs
 from attrs import validators as v
 
 from skillopt.api import ChatModel, DataSource, Env, EnvConfig, Rollout, RolloutContext, Score, Task, hookimpl
-
 from skillopt_envs_officeqa import loader, scoring
 from skillopt_envs_officeqa.presets import PRESETS
 

@@ -33,7 +33,6 @@ def materialize_cmd(
 ) -> None:
     """Build the paper's 400/200/1400 split from the dataset by the shipped id manifests."""
     from skillopt.api import SkillOptError, fail, say
-
     from skillopt_envs_searchqa import data, materialize
 
     target = out or data.default_materialized_dir()
@@ -58,7 +57,6 @@ def data_cmd() -> None:
     from importlib import resources
 
     from skillopt.api import say
-
     from skillopt_envs_searchqa import data
 
     manifest = json.loads(resources.files("skillopt_envs_searchqa").joinpath("data", "sample", "manifest.json").read_text(encoding="utf-8"))

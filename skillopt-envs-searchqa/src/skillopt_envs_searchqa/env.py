@@ -10,8 +10,22 @@ import attrs
 from attrs import validators as v
 
 from skillopt.api import (
-    ChatModel, CompletionRequest, ConfigError, DataSource, Env, EnvConfig, Message, Rollout, RolloutContext, Score, Task, Turn,
-    canonical_split, hookimpl, read_rows, split_file,
+    ChatModel,
+    CompletionRequest,
+    ConfigError,
+    DataSource,
+    Env,
+    EnvConfig,
+    Message,
+    Rollout,
+    RolloutContext,
+    Score,
+    Task,
+    Turn,
+    canonical_split,
+    hookimpl,
+    read_rows,
+    split_file,
 )
 from skillopt_envs_searchqa import data, prompting, scoring
 from skillopt_envs_searchqa.presets import PRESETS

@@ -16,7 +16,6 @@ from pathlib import Path
 import attrs
 
 from skillopt.api import CompletionRequest, ContextLengthError, Message, Rollout, Task, Turn, Usage
-
 from skillopt_envs_spreadsheet.grading import cell_feedback, grade, run_case, to_score, verification_report
 
 SYSTEM_PROMPT = """You solve spreadsheet tasks by writing Python code that edits .xlsx workbooks with openpyxl.

@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from skillopt_envs_spreadsheet.ranges import Area, AnswerPositionError, format_area, parse_answer_position
+from skillopt_envs_spreadsheet.ranges import AnswerPositionError, Area, format_area, parse_answer_position
 
 EXCEL_EPOCH = dt.datetime(1899, 12, 30)
 

@@ -15,7 +15,6 @@ import attrs
 from attrs import validators as v
 
 from skillopt.api import DataSource, Env, EnvConfig, Rollout, Score, Task, hookimpl
-
 from skillopt_envs_spreadsheet.loader import TaskSource, build_task
 from skillopt_envs_spreadsheet.presets import PRESETS
 

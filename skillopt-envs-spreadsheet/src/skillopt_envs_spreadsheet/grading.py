@@ -16,7 +16,6 @@ from typing import Any
 import attrs
 
 from skillopt.api import Score
-
 from skillopt_envs_spreadsheet.compare import Comparison, compare_workbooks, formula_cells
 from skillopt_envs_spreadsheet.sandbox import ExecResult, Sandbox
 

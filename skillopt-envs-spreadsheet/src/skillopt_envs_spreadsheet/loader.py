@@ -24,7 +24,6 @@ from pathlib import Path
 from typing import Any
 
 from skillopt.api import ConfigError, Task, read_items, read_rows, split_file
-
 from skillopt_envs_spreadsheet.ranges import AnswerPositionError, parse_answer_position
 
 _NUMBERED = re.compile(r"^(\d+)_(.+)_(init|golden|input|answer)\.xlsx$", re.IGNORECASE)

@@ -55,7 +55,7 @@ def _libc():
 
 
 def _mount(ctypes, libc, source, target, fstype, flags) -> str | None:
-    enc = lambda s: None if s is None else os.fsencode(s)  # noqa: E731
+    enc = lambda s: None if s is None else os.fsencode(s)
     if libc.mount(enc(source), enc(target), enc(fstype), flags, None) != 0:
         return os.strerror(ctypes.get_errno())
     return None

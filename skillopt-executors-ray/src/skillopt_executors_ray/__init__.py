@@ -4,7 +4,6 @@ Import-light: ``ray`` itself is imported when a run starts, never by listing plu
 """
 
 from skillopt.api import hookimpl
-
 from skillopt_executors_ray.executor import RayConfig, RayExecutor
 
 __version__ = "0.1.0"

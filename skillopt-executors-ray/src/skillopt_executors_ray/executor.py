@@ -26,9 +26,18 @@ import attrs
 from attrs import validators as v
 
 from skillopt.api import (
-    CallHost, Cancelled, ConfigError, Executor, ItemOutcome, WorkerLost, WorkerSpec, WorkItem, new_ticket, skill_hash, warn,
+    CallHost,
+    Cancelled,
+    ConfigError,
+    Executor,
+    ItemOutcome,
+    WorkerLost,
+    WorkerSpec,
+    WorkItem,
+    new_ticket,
+    skill_hash,
+    warn,
 )
-
 from skillopt_executors_ray.cluster import connect, disconnect, import_ray
 from skillopt_executors_ray.gateway import GatewayServer
 from skillopt_executors_ray.worker import RolloutWorker

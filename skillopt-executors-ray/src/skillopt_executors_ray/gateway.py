@@ -44,7 +44,7 @@ class CallGateway:
         """The driver's long poll: every call waiting, after at most ``wait_s`` seconds."""
         try:
             first = await asyncio.wait_for(self._pending.get(), wait_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return []
         batch = [first]
         while not self._pending.empty():

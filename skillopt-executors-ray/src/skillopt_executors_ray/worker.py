@@ -14,7 +14,6 @@ from typing import Any
 import attrs
 
 from skillopt.api import EnvUnavailable, WorkerRuntime, WorkerSpec
-
 from skillopt_executors_ray.gateway import GatewayLink
 
 

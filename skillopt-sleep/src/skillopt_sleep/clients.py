@@ -17,10 +17,9 @@ run in ``mode=agent`` 600 s (it reads files before it answers), any other the co
 from __future__ import annotations
 
 import attrs
+
 from skillopt.api import Ledger, ModelClient, ModelConfig, RoleConfig, RunConfig
-
 from skillopt_sleep.options import SleepOptions
-
 
 AGENT_MODE_TIMEOUT_S = 600.0
 

@@ -11,17 +11,17 @@ night cleanly: edits already validated by the gate are staged, nothing else is.
 from __future__ import annotations
 
 from collections import Counter
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 import attrs
-from skillopt.api import BudgetExceeded, to_data
 
+from skillopt.api import BudgetExceeded, to_data
 from skillopt_sleep import documents
 from skillopt_sleep.mine import gather
-from skillopt_sleep.replay import pin
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.night import HandoffWaiting, Night, NightResult, rejected
 from skillopt_sleep.options import SleepOptions
+from skillopt_sleep.replay import pin
 from skillopt_sleep.report import HarvestSummary, NightReport, NightUsage, Scores, TargetRow, history_row
 
 __all__ = ["HandoffWaiting", "Night", "NightResult", "run_night"]
@@ -165,7 +165,7 @@ def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
         per_task=tuple(night.scores(tasks, p.base_val, p.cur_val, "val") + test_scores),
         accepted_edits=tuple(p.accepted),
         usage=NightUsage.of(night.clients.ledger.totals()),
-        finished=datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        finished=datetime.now(UTC).isoformat(timespec="seconds"),
         skills=tuple(skill_results),
     )
     return _finish(night, report, docs, p.docs, skill_proposals)

@@ -13,6 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import attrs
+
 from skillopt.api import ConfigError, Edit, EditResult, apply_edits, get_block, set_block
 
 LEARNED_START = "<!-- SKILLOPT-SLEEP:LEARNED START -->"

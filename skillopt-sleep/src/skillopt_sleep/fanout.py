@@ -19,8 +19,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import attrs
-from skillopt.api import BudgetExceeded
 
+from skillopt.api import BudgetExceeded
 from skillopt_sleep import documents, skills
 from skillopt_sleep.documents import Doc, DocTarget
 from skillopt_sleep.mine.tasks import SleepTask

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import attrs
@@ -69,7 +69,6 @@ def automated(transcript: str) -> bool:
 def reason_to_skip(inp: HookInput, *, min_hours: float, now: datetime) -> str:
     """Why no night should start now ('' = start one)."""
     from skillopt.api import pid_alive
-
     from skillopt_sleep.state import project_state_dir
 
     if not inp.cwd or not Path(inp.cwd).is_dir():
@@ -97,7 +96,7 @@ def start_night(project: Path, args: list[str], *, now: datetime) -> int:
     log_path = ensure_dir(state) / LOG_FILE
     log_path.touch(mode=0o600, exist_ok=True)
     with open(log_path, "ab") as log:
-        proc = subprocess.Popen(  # noqa: S603 - fixed argv, no shell
+        proc = subprocess.Popen(
             [sys.executable, "-m", "skillopt_sleep", "run", "--project", str(project), *args],
             stdin=subprocess.DEVNULL,
             stdout=log,
@@ -112,7 +111,7 @@ def start_night(project: Path, args: list[str], *, now: datetime) -> int:
 
 def session_end(stdin_text: str, args: list[str], *, min_hours: float, now: datetime | None = None) -> str:
     """Handle one SessionEnd hook call; the line to print (never raises for bad input)."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     inp = read_input(stdin_text)
     skip = reason_to_skip(inp, min_hours=min_hours, now=now)
     if skip:

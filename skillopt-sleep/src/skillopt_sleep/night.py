@@ -12,12 +12,12 @@ found is kept in typed records and assembled into a
 from __future__ import annotations
 
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import attrs
-from skillopt.api import EvaluationConfig, Verdict, to_data
 
+from skillopt.api import EvaluationConfig, Verdict, to_data
 from skillopt_sleep import documents
 from skillopt_sleep.documents import Doc, DocEdit
 from skillopt_sleep.evidence import EvidenceLog
@@ -25,6 +25,7 @@ from skillopt_sleep.harvest import HarvestRequest, harvest
 from skillopt_sleep.learn import contrast, gating, reflect
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.options import SleepOptions
+from skillopt_sleep.redaction import clip
 from skillopt_sleep.replay import ReplayResult, replay
 from skillopt_sleep.replay.handoff import HandoffPending, handoff_backend
 from skillopt_sleep.report import (
@@ -37,7 +38,6 @@ from skillopt_sleep.report import (
     TaskScore,
     Trial,
 )
-from skillopt_sleep.redaction import clip
 from skillopt_sleep.state import SleepState
 
 
@@ -96,7 +96,7 @@ class Night:
         self.clients = clients
         self.reporter = reporter or NullReporter()  # progress on stderr; stdout stays for --json
         self.dry_run = dry_run
-        self.now = now or datetime.now(timezone.utc)
+        self.now = now or datetime.now(UTC)
         self.project = opts.project_path
         handoff = handoff_backend(clients)
         self.handoff_dir: Path | None = handoff.dir if handoff is not None else None

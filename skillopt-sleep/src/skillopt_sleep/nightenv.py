@@ -17,7 +17,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from skillopt.api import DataSource, Env, EnvConfig, Rollout, Score, SkillFile, SkillFolder, Task, Turn
-
 from skillopt_sleep import documents
 from skillopt_sleep.documents import Doc
 from skillopt_sleep.mine.tasks import SleepTask

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import attrs
+
 from skillopt.api import ConfigError
 
 MINERS = ("auto", "heuristic", "llm")

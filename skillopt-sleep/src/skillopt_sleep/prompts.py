@@ -29,6 +29,7 @@ import threading
 from pathlib import Path
 
 import attrs
+
 from skillopt.api import ConfigError
 
 FILE_NAME = "sleep-prompts.toml"

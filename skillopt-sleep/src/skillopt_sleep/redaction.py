@@ -18,9 +18,7 @@ import re
 from collections import Counter
 from typing import Any
 
-from skillopt.api import MASK
-from skillopt.api import redact_data as core_redact_data
-from skillopt.api import redact_text as core_redact_text
+from skillopt.api import MASK, redact_data as core_redact_data, redact_text as core_redact_text
 
 _SECRETISH_NAME = (
     r"(?:pass(?:word|wd|phrase)?|pwd|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|"

@@ -12,8 +12,8 @@ serialised by the project's one cattrs converter (``to_data``), never by hand.
 from __future__ import annotations
 
 import attrs
-from skillopt.api import Verdict
 
+from skillopt.api import Verdict
 from skillopt_sleep.documents import DocEdit
 from skillopt_sleep.mine.tasks import Check, SleepTask
 

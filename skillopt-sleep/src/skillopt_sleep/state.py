@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import attrs
-from skillopt.api import to_data
 
+from skillopt.api import to_data
 from skillopt_sleep.fsutil import ensure_dir, read_json, write_json
 
 STATE_VERSION = 1
@@ -79,4 +79,4 @@ class SleepState:
             return None
         from datetime import timedelta
 
-        return datetime.now(timezone.utc) - timedelta(hours=lookback_hours)
+        return datetime.now(UTC) - timedelta(hours=lookback_hours)

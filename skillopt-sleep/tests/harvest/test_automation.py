@@ -9,6 +9,7 @@ and pastes the current skill.
 from datetime import datetime
 
 import pytest
+
 from skillopt_sleep.experiments.transcripts import Event, write_claude, write_codex
 from skillopt_sleep.harvest import HarvestRequest, harvest
 from skillopt_sleep.harvest.automation import automation_reason

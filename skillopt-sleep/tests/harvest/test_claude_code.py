@@ -1,6 +1,8 @@
 """Claude Code harvester on a real-format transcript (tool_use/tool_result blocks,
 sidechains, summaries, snapshots) with planted secrets and a self-replay session."""
 
+from datetime import UTC
+
 from skillopt import serde
 from skillopt_sleep.harvest.claude_code import ClaudeCodeHarvester
 
@@ -33,7 +35,7 @@ def test_claude_code_redacts_planted_secrets(fixtures_dir, no_secret):
 
 
 def test_claude_code_since_filter_skips_old_sessions(fixtures_dir):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    later = datetime(2030, 1, 1, tzinfo=timezone.utc)
+    later = datetime(2030, 1, 1, tzinfo=UTC)
     assert list(ClaudeCodeHarvester().sessions([fixtures_dir / "claude-code"], since=later)) == []

@@ -2,11 +2,13 @@
 
 import hashlib
 import sqlite3
+from datetime import UTC
 
 import pytest
+
 from skillopt import serde
-from skillopt_sleep.harvest.sqlite import SchemaMismatch
 from skillopt_sleep.harvest.copilot_cli import CopilotCliHarvester
+from skillopt_sleep.harvest.sqlite import SchemaMismatch
 
 
 @pytest.fixture
@@ -31,9 +33,9 @@ def test_copilot_cli_never_writes_the_store(store):
 
 
 def test_copilot_cli_time_filter_is_exact_not_daily(store):
-    from datetime import datetime, timezone
+    from datetime import datetime
 
-    cut = datetime(2025, 9, 16, 14, 30, tzinfo=timezone.utc)  # same day, after the shop-api session
+    cut = datetime(2025, 9, 16, 14, 30, tzinfo=UTC)  # same day, after the shop-api session
     ids = [s.id for s in CopilotCliHarvester().sessions([store], since=cut)]
     assert ids == ["copilot-cli:aa11bb22-cc33-4d44-8e55-ff6677889900"]
 

@@ -1,6 +1,7 @@
 """OpenCode harvester on a real-schema opencode.db: root sessions only, replay agents skipped."""
 
 import pytest
+
 from skillopt import serde
 from skillopt_sleep.harvest.opencode import OpenCodeHarvester
 

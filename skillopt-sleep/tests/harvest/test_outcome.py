@@ -1,6 +1,7 @@
 """Exit status and test outcome read from each agent's result text (table-driven)."""
 
 import pytest
+
 from skillopt_sleep.harvest.outcome import count_tests, exit_status
 
 

@@ -1,6 +1,7 @@
 """pi harvester: strict v3 tree parsing, active branch only."""
 
 import pytest
+
 from skillopt import serde
 from skillopt_sleep.harvest.pi import PiHarvester, active_branch
 

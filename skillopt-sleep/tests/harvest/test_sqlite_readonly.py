@@ -9,6 +9,7 @@ import hashlib
 import sqlite3
 
 import pytest
+
 from skillopt_sleep.harvest.copilot_cli import CopilotCliHarvester
 from skillopt_sleep.harvest.opencode import OpenCodeHarvester
 from skillopt_sleep.harvest.sqlite import in_wal_mode

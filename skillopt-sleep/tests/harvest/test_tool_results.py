@@ -8,6 +8,7 @@ with code 1``) and a failure stored as ``{"content": <JSON with metadata.exit_co
 """
 
 import pytest
+
 from skillopt_sleep.harvest.claude_code import ClaudeCodeHarvester
 from skillopt_sleep.harvest.codex import CodexHarvester
 from skillopt_sleep.harvest.copilot_cli import CopilotCliHarvester

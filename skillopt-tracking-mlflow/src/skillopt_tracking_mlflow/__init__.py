@@ -24,7 +24,15 @@ from typing import Any
 import attrs
 
 from skillopt.api import (
-    data_dir, flat_params, hookimpl, remember, step_metrics, summary_metrics, summary_tags, to_data, tracker_memory,
+    data_dir,
+    flat_params,
+    hookimpl,
+    remember,
+    step_metrics,
+    summary_metrics,
+    summary_tags,
+    to_data,
+    tracker_memory,
 )
 
 #: an observer that sends runs to a store of its own: on only when asked (see the docstring)

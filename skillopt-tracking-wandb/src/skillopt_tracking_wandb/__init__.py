@@ -25,7 +25,6 @@ from typing import Any
 import attrs
 
 from skillopt.api import hookimpl, remember, step_metrics, summary_metrics, summary_tags, to_data, tracker_memory, warn
-
 from skillopt_tracking_wandb import durable
 
 #: an observer that sends runs to a store of its own: on only when asked (see the docstring)

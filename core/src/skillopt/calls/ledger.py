@@ -14,7 +14,7 @@ import json
 import threading
 from collections import defaultdict
 from pathlib import Path
-from typing import Any, IO
+from typing import IO, Any
 
 import attrs
 

@@ -10,8 +10,6 @@ once for the waits that overlap it. Backends must disable their SDK's own retrie
 
 from __future__ import annotations
 
-from typing import Any
-
 import contextlib
 import random
 import threading

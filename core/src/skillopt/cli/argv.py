@@ -8,9 +8,8 @@ so both spellings mean the same here.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
-
 import sys
+from typing import TYPE_CHECKING, Any
 
 from typer.core import TyperGroup
 

@@ -5,8 +5,21 @@ from typing import Annotated
 import typer
 
 from skillopt.cli.options import (
-    BackendOpt, BaseUrlOpt, ConfigOpt, EnvOpt, JsonOpt, LimitOpt, MaxCostOpt, ModelOpt, OptBackendOpt, OptModelOpt,
-    PresetOpt, SetOpt, TgtBackendOpt, TgtModelOpt, flag_values,
+    BackendOpt,
+    BaseUrlOpt,
+    ConfigOpt,
+    EnvOpt,
+    JsonOpt,
+    LimitOpt,
+    MaxCostOpt,
+    ModelOpt,
+    OptBackendOpt,
+    OptModelOpt,
+    PresetOpt,
+    SetOpt,
+    TgtBackendOpt,
+    TgtModelOpt,
+    flag_values,
 )
 from skillopt.cli.output import print_json
 

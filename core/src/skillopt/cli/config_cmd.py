@@ -1,9 +1,22 @@
 """``skillopt config show``: the resolved configuration, secrets redacted."""
 
+from types import ModuleType
+from typing import Any
+
 import typer
 
 from skillopt.cli.options import (
-    BackendOpt, CfgOptionsOpt, ConfigOpt, EnvOpt, JsonOpt, ModelOpt, OptBackendOpt, OutOpt, PresetOpt, SetOpt, TgtBackendOpt,
+    BackendOpt,
+    CfgOptionsOpt,
+    ConfigOpt,
+    EnvOpt,
+    JsonOpt,
+    ModelOpt,
+    OptBackendOpt,
+    OutOpt,
+    PresetOpt,
+    SetOpt,
+    TgtBackendOpt,
     flag_values,
 )
 from skillopt.cli.output import fail, print_json
@@ -26,8 +39,8 @@ def show(
     as_json: JsonOpt = False,
 ) -> None:
     """Print the fully resolved config (defaults, preset, file, --set, flags)."""
-    from skillopt.engine.session import resolve_run_config
     from skillopt.config.loading import redacted_config_data
+    from skillopt.engine.session import resolve_run_config
     from skillopt.errors import SkillOptError
 
     try:
@@ -57,7 +70,6 @@ def _check_backends(cfg) -> None:
 def keys(as_json: JsonOpt = False) -> None:
     """List every config key with its type, default and meaning."""
     from skillopt.config.reference import help_for, schema_keys, type_name
-
     from skillopt.plugin_config import SECTIONS, plugin_keys
 
     rows = [{"key": k, "type": type_name(t), "default": d, "help": help_for(k)} for k, t, d in schema_keys()]

@@ -33,8 +33,8 @@ def export(
     from skillopt import export as exporting
     from skillopt.cli.output import info
     from skillopt.errors import SkillOptError
-    from skillopt.skillfolder import SkillFolder, skill_of
     from skillopt.runstore import is_run_dir, read_json
+    from skillopt.skillfolder import SkillFolder, skill_of
 
     src, env = Path(run).expanduser(), ""
     if src.is_dir() and (src / "SKILL.md").is_file() and not is_run_dir(src):

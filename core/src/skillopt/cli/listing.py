@@ -4,7 +4,7 @@ Listing reads installed metadata only; nothing is imported unless ``--load`` ask
 check that each plugin actually imports.
 """
 
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 

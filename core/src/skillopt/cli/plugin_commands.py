@@ -11,12 +11,13 @@ that fails to import.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 if TYPE_CHECKING:
     from pluggy import HookImpl
+
     from skillopt.plugins import PluginHost
 
 

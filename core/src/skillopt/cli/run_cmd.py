@@ -1,14 +1,42 @@
 """``skillopt run`` and ``skillopt eval``."""
 
 from pathlib import Path
-from typing import Annotated, Any, TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar
 
 import typer
 
 from skillopt.cli.options import (
-    BackendOpt, BaseUrlOpt, BatchOpt, CfgOptionsOpt, ConfigOpt, EnvOpt, EpochsOpt, ForceOpt, GateOpt, IgnoreRejectedOpt, JsonOpt, LimitOpt, LrOpt,
-    MaxCallsOpt, MaxCostOpt, MaxTokensOpt, ModeOpt, ModelOpt, NoCacheOpt, NoGateOpt, OptBackendOpt, OptModelOpt,
-    OutOpt, PresetOpt, ReplayOpt, SeedOpt, SeedsOpt, SetOpt, TgtBackendOpt, TgtModelOpt, flag_values,
+    BackendOpt,
+    BaseUrlOpt,
+    BatchOpt,
+    CfgOptionsOpt,
+    ConfigOpt,
+    EnvOpt,
+    EpochsOpt,
+    ForceOpt,
+    GateOpt,
+    IgnoreRejectedOpt,
+    JsonOpt,
+    LimitOpt,
+    LrOpt,
+    MaxCallsOpt,
+    MaxCostOpt,
+    MaxTokensOpt,
+    ModelOpt,
+    ModeOpt,
+    NoCacheOpt,
+    NoGateOpt,
+    OptBackendOpt,
+    OptModelOpt,
+    OutOpt,
+    PresetOpt,
+    ReplayOpt,
+    SeedOpt,
+    SeedsOpt,
+    SetOpt,
+    TgtBackendOpt,
+    TgtModelOpt,
+    flag_values,
 )
 from skillopt.cli.output import fail, print_json
 
@@ -71,13 +99,13 @@ def run(
         raise typer.Exit(code)
 
 
-def exit_code_of(status: RunStatus) -> int:
+def exit_code_of(status: "RunStatus") -> int:
     from skillopt.results import EXIT_CODES
 
     return EXIT_CODES.get(status, 1)
 
 
-def _training(train: Callable[[], T]) -> T:
+def _training(train: "Callable[[], T]") -> T:
     """Run ``train()``; an interrupt or a SkillOpt error becomes one line and an exit code."""
     from skillopt.errors import SkillOptError
 
@@ -90,7 +118,7 @@ def _training(train: Callable[[], T]) -> T:
 
 
 def _single(config: Path | None, assignments: list[str], flags: dict[str, Any], force_config: bool,
-            cfg_options: tuple[str, ...]) -> RunSummary:
+            cfg_options: tuple[str, ...]) -> "RunSummary":
     from skillopt.engine.session import open_session
 
     session = open_session(config_file=config, assignments=assignments, flags=flags, cfg_options=cfg_options)
@@ -98,7 +126,7 @@ def _single(config: Path | None, assignments: list[str], flags: dict[str, Any], 
 
 
 def _series(config: Path | None, assignments: list[str], flags: dict[str, Any], seeds_text: str, force_config: bool,
-            cfg_options: tuple[str, ...]) -> SeedsSummary:
+            cfg_options: tuple[str, ...]) -> "SeedsSummary":
     from skillopt.cli.output import info
     from skillopt.engine.series import parse_seeds, train_series
 

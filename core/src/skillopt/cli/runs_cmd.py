@@ -1,11 +1,16 @@
 """``skillopt runs``: the dashboard's view of run directories, in the terminal."""
 
 from pathlib import Path
-from typing import Annotated, Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from skillopt.cli.output import fail, print_json
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from skillopt.ui.runs import RunIndex
 
 app = typer.Typer(help="List runs, show one, diff its skill versions.", no_args_is_help=False, invoke_without_command=True,
                   rich_markup_mode=None)
@@ -16,7 +21,7 @@ RunArg = Annotated[str, typer.Argument(
     metavar="RUN", help="Run id (its directory name, as `skillopt runs` lists it) or a run directory path.")]
 
 
-def _index(runs_dir: list[Path] | None) -> RunIndex:
+def _index(runs_dir: list[Path] | None) -> "RunIndex":
     from skillopt import paths
     from skillopt.errors import ConfigError
     from skillopt.runstore import checked_runs_dirs
@@ -90,7 +95,6 @@ def _listing_cells(r: dict[str, Any]) -> list[str]:
 def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> None:
     """One run: overview and each step's decision."""
     from rich.table import Table
-
     from rich.text import Text
 
     from skillopt.cli.output import stderr_console
@@ -126,7 +130,7 @@ def show(run: RunArg, runs_dir: RunsDirOpt = None, as_json: JsonOpt = False) -> 
     _show_frontier(console, data.get("frontier"))
 
 
-def _show_frontier(console: Console, found: dict[str, Any] | None) -> None:
+def _show_frontier(console: "Console", found: dict[str, Any] | None) -> None:
     """The kept skills and their objectives; the final pick and on which items it was made."""
     from rich.table import Table
 
@@ -150,7 +154,7 @@ def _show_frontier(console: Console, found: dict[str, Any] | None) -> None:
     console.print(table)
 
 
-def _show_warnings(console: Console, overview: dict[str, Any]) -> None:
+def _show_warnings(console: "Console", overview: dict[str, Any]) -> None:
     """The run's damaged files, as its dashboard page says them."""
     from rich.markup import escape
 
@@ -158,7 +162,7 @@ def _show_warnings(console: Console, overview: dict[str, Any]) -> None:
         console.print(f"[yellow]warning:[/yellow] {escape(warning)}", soft_wrap=True)
 
 
-def _show_cached(console: Console, history: list[dict[str, Any]]) -> None:
+def _show_cached(console: "Console", history: list[dict[str, Any]]) -> None:
     """Steps the call cache answered (their tokens and cost read 0: nothing was paid)."""
     cached = [s for s in history if s.get("cached_calls")]
     if not cached:
@@ -168,7 +172,7 @@ def _show_cached(console: Console, history: list[dict[str, Any]]) -> None:
     console.print("* answered from the call cache, saved: " + "; ".join(parts), soft_wrap=True)
 
 
-def _show_attribution(console: Console, path: Path, history: list[dict[str, Any]]) -> None:
+def _show_attribution(console: "Console", path: Path, history: list[dict[str, Any]]) -> None:
     """Accepted steps: which edit changed which val items (``attribution.json``)."""
     from skillopt.blame import step_attribution
 

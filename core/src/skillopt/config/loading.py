@@ -20,7 +20,7 @@ import attrs
 from skillopt.config.schema import EnvConfig, RunConfig, canonical_update_mode
 from skillopt.errors import ConfigError
 from skillopt.redact import redact_data
-from skillopt.serde import attrs_class_of, field_types, check_known_keys, structure_strict, to_data, unknown_key_message
+from skillopt.serde import attrs_class_of, check_known_keys, field_types, structure_strict, to_data, unknown_key_message
 
 # Keys that may change between a run and its resume without changing its results.
 RESUME_NEUTRAL_KEYS = frozenset(

@@ -19,7 +19,7 @@ a model needs, plus their own sizes.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skillopt.config.loading import deep_merge
 from skillopt.errors import ConfigError

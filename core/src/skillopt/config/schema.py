@@ -8,7 +8,7 @@ something else (upstream maps unknown update modes to ``patch``).
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 from attrs import validators as v

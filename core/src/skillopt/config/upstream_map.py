@@ -10,13 +10,23 @@ run that backend only, so an Azure endpoint never becomes a Qwen target's base U
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from skillopt.config.upstream_keys import (
-    ANY, AUTH_MODES, BY_KEY, CODEX_ALIASES, COMPAT_AUTH, FLAT, OURS, ROLE_RENAMES, SENTINEL_MODELS, SHORTHAND,
-    UPSTREAM_BACKENDS, Rule,
+    ANY,
+    AUTH_MODES,
+    BY_KEY,
+    CODEX_ALIASES,
+    COMPAT_AUTH,
+    FLAT,
+    OURS,
+    ROLE_RENAMES,
+    SENTINEL_MODELS,
+    SHORTHAND,
+    UPSTREAM_BACKENDS,
+    Rule,
 )
 from skillopt.errors import ConfigError
 

@@ -9,16 +9,16 @@ start; it returns a record. Only the trainer changes the run state.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from skillopt.config.schema import RunConfig
+from skillopt.engine.rundir import RunDir
+from skillopt.engine.seeds import derive_seed
 from skillopt.gates import Evaluation
 from skillopt.policies import OptimizerContext
 from skillopt.records import Task
-from skillopt.engine.rundir import RunDir
-from skillopt.engine.seeds import derive_seed
 
 if TYPE_CHECKING:  # the services' modules import the engine's; only the checker needs them here
     from skillopt.calls import Ledger, ModelClient

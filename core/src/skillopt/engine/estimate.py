@@ -15,7 +15,7 @@ reported apart because that ceiling is far above what models usually write.
 from __future__ import annotations
 
 import math
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 

@@ -10,17 +10,16 @@ gate that asks for more repeats adds only the new ones, and items that were miss
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
-
 import hashlib
 import threading
 from collections import defaultdict
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from skillopt.gates import Evaluation
-from skillopt.records import Rollout, Task, skill_hash
 from skillopt.engine.rundir import RunFileError, move_aside, read_json, write_json
 from skillopt.engine.seeds import derive_seed
+from skillopt.gates import Evaluation
+from skillopt.records import Rollout, Task, skill_hash
 
 if TYPE_CHECKING:
     from skillopt.engine.rollouts import RolloutRunner

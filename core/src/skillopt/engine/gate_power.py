@@ -12,7 +12,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-def race_rounds(cfg, gate, n_val: int) -> int:
+if TYPE_CHECKING:
+    from skillopt.config.schema import RunConfig
+    from skillopt.envs import Env
+    from skillopt.gates import Gate
+
+
+def race_rounds(cfg: RunConfig, gate: Gate, n_val: int) -> int:
     """The rounds the gate stage races a candidate's first pass in on ``n_val`` items (as
     :func:`skillopt.engine.stages.gate.race_plan` splits them; 1 = no race)."""
     from skillopt.engine.stages.gate import RACE_ITEMS_PER_ROUND

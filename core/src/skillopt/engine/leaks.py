@@ -9,17 +9,16 @@ label or a digit appears in ordinary rules).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import re
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 import attrs
 
 from skillopt.records import Edit, EditResult, Task
 
 if TYPE_CHECKING:
-    from skillopt.records import EditResult, Patch
+    from skillopt.records import Patch
 
 MIN_ANSWER_CHARS = 4
 

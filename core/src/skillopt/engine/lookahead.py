@@ -31,7 +31,6 @@ from typing import Any
 
 import attrs
 
-from skillopt.records import skill_hash
 from skillopt.engine import reporting, saved_run, selection
 from skillopt.engine.buffer import render_buffer
 from skillopt.engine.context import Current, RunContext, StepPlan
@@ -39,6 +38,7 @@ from skillopt.engine.slots import Priority
 from skillopt.engine.stages.attribution import attribute
 from skillopt.engine.stages.final_eval import final_eval, initial_test
 from skillopt.engine.step import run_step
+from skillopt.records import skill_hash
 
 
 class Lookahead:

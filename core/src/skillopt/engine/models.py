@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
-
 import os
+from typing import TYPE_CHECKING, Any
 
 from skillopt.backends import Backend, BackendSettings
 from skillopt.calls import CallCache, Ledger, ModelClient, RetryPolicy
@@ -16,6 +15,7 @@ from skillopt.redact import register_secret
 if TYPE_CHECKING:
     import threading
     from collections.abc import Callable
+
     from skillopt.config.schema import ModelConfig, RoleConfig
 
 

@@ -9,6 +9,7 @@ import attrs
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
     from skillopt.config.schema import RunConfig
     from skillopt.plugins import PluginHost
     from skillopt.records import StepRecord

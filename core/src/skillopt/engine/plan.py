@@ -6,9 +6,9 @@ import math
 import random
 
 from skillopt.config.schema import OptimizerConfig, TrainConfig
+from skillopt.engine.seeds import derive_seed
 from skillopt.errors import ConfigError
 from skillopt.records import Task
-from skillopt.engine.seeds import derive_seed
 
 
 def steps_per_epoch(train_size: int, cfg: TrainConfig) -> int:

@@ -16,13 +16,13 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from skillopt.strategies import PoolMember, Strategy
 from skillopt.engine import search
 from skillopt.engine.context import RunContext, StepPlan
 from skillopt.engine.plan import scheduled_budget
 from skillopt.engine.rundir import RunDir
 from skillopt.engine.saved_run import read_skill
 from skillopt.engine.state import TrainState, adopt_best, adopt_current, current_view
+from skillopt.strategies import PoolMember, Strategy
 
 
 class Search:

@@ -9,7 +9,7 @@ the cache (a cached answer proves nothing about the endpoint today) and are coun
 from __future__ import annotations
 
 import time
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -19,6 +19,7 @@ from skillopt.records import CompletionRequest, Message
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
+
     from skillopt.calls import ModelClient
     from skillopt.config.schema import RunConfig
     from skillopt.envs import Env

@@ -9,8 +9,8 @@ import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+
     from skillopt.calls import Ledger
-    from rich.progress import TaskID
 
 
 class NullReporter:

@@ -13,20 +13,19 @@ rejected-edit ledger with the effect the race measured.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
-from skillopt.records import Rollout, StepAction
 from skillopt.engine.context import Current, RunContext, StepPlan
 from skillopt.engine.stages.apply import apply
 from skillopt.engine.stages.merge import merge
 from skillopt.engine.stages.race import RaceResult, race
 from skillopt.engine.stages.records import ApplyResult, MergeResult, ReflectResult, SelectResult
 from skillopt.engine.stages.select import select
+from skillopt.records import Rollout, StepAction
 
 if TYPE_CHECKING:
     from skillopt.strategies import Sampler

@@ -18,12 +18,11 @@ a run without them (its own rejections are still recorded).
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
-
 import hashlib
 import json
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import attrs
 

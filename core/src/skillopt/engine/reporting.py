@@ -4,22 +4,21 @@ step and baseline lines, and the checks that stop a run that cannot learn."""
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
-from skillopt.records import StepAction, StepRecord, skill_hash
-from skillopt.results import RunStatus
 from skillopt.engine.context import RunContext, StepPlan
 from skillopt.engine.rundir import RunDir, RunFileError, read_json, write_json
+from skillopt.records import StepAction, StepRecord, skill_hash
+from skillopt.results import RunStatus
 
 if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
-    from skillopt.calls import Ledger
+
     from skillopt.config.schema import RunConfig
     from skillopt.engine.stages.race import RaceResult
     from skillopt.engine.state import TrainState
     from skillopt.engine.step import StepOutcome
-    from skillopt.engine.summary import Stop
 
 
 def target_cap_setting(cfg: RunConfig) -> str:

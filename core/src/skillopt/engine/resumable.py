@@ -15,9 +15,18 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from skillopt.engine.rundir import (
+    RunFileError,
+    append_jsonl,
+    append_line,
+    move_aside,
+    read_json,
+    read_jsonl,
+    write_json,
+    write_text,
+)
 from skillopt.redact import redact_text
 from skillopt.serde import from_data, to_data
-from skillopt.engine.rundir import RunFileError, append_jsonl, append_line, move_aside, read_json, read_jsonl, write_json, write_text
 
 T = TypeVar("T")
 

@@ -12,8 +12,6 @@ abandoned and its late result discarded.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
-
 import functools
 import json
 import queue
@@ -22,23 +20,33 @@ import time
 import traceback
 from collections import Counter
 from pathlib import Path, PurePosixPath
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
+from skillopt.engine.resumable import ItemLog
+from skillopt.engine.rundir import safe_name, write_text
+from skillopt.engine.seeds import derive_seed
+from skillopt.engine.slots import Lane, WorkerSlots
 from skillopt.envs import Env
-from skillopt.executors import Executor, ExecutorJob, ItemOutcome, WorkItem, new_ticket
 from skillopt.errors import (
-    AuthError, AwaitingAnswer, BackendError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, ContextLengthError, EnvUnavailable,
-    SchemaError, SkillOptError,
+    AuthError,
+    AwaitingAnswer,
+    BackendError,
+    BadRequestError,
+    BudgetExceeded,
+    CacheMiss,
+    Cancelled,
+    ContextLengthError,
+    EnvUnavailable,
+    SchemaError,
+    SkillOptError,
 )
+from skillopt.executors import Executor, ExecutorJob, ItemOutcome, WorkItem, new_ticket
+from skillopt.fsio import write_atomic
 from skillopt.records import Rollout, Score, Task, skill_hash
 from skillopt.redact import redact_data, redact_text
 from skillopt.serde import to_data
-from skillopt.engine.resumable import ItemLog
-from skillopt.engine.rundir import safe_name, write_text
-from skillopt.fsio import write_atomic
-from skillopt.engine.seeds import derive_seed
-from skillopt.engine.slots import Lane, WorkerSlots
 
 if TYPE_CHECKING:
     from skillopt.config.schema import RunConfig

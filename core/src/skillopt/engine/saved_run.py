@@ -8,12 +8,11 @@ the one copy a user is told to take away, is restored from its versioned twin.
 
 from __future__ import annotations
 
+from skillopt.engine.rundir import RESTART_ADVICE, RunDir, RunFileError, move_aside, read_json, read_text_file
+from skillopt.engine.state import TrainState
 from skillopt.records import skill_hash
 from skillopt.redact import MASK
 from skillopt.serde import from_data
-from skillopt.engine.rundir import RESTART_ADVICE, RunDir, RunFileError, move_aside, read_json, read_text_file
-from skillopt.engine.state import TrainState
-
 
 
 def load_state(rundir: RunDir) -> TrainState | None:

@@ -10,20 +10,20 @@ scheduled budget by the edit policy, then gated against the leader like any chil
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import difflib
 import hashlib
+from typing import TYPE_CHECKING
 
-from skillopt.records import Edit, Patch, skill_hash
-from skillopt.strategies import PoolMember
 from skillopt.engine.context import Current, RunContext
 from skillopt.engine.resumable import resumable
 from skillopt.engine.seeds import derive_seed
 from skillopt.engine.stages.records import ApplyResult
+from skillopt.records import Edit, Patch, skill_hash
+from skillopt.strategies import PoolMember
 
 if TYPE_CHECKING:
     from collections.abc import Iterable
+
     from skillopt.records import Rollout
 
 STAGE = "pool_merge"

@@ -19,22 +19,22 @@ measured for the picked skill as before.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import hashlib
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import attrs
 
-from skillopt.errors import ConfigError
-from skillopt.records import Task
-from skillopt.strategies import PoolMember
 from skillopt.engine.context import RunContext
 from skillopt.engine.resumable import resumable
 from skillopt.engine.seeds import derive_seed
+from skillopt.errors import ConfigError
+from skillopt.records import Task
+from skillopt.strategies import PoolMember
 
 if TYPE_CHECKING:
     from collections.abc import Callable
+
     from skillopt.config.schema import EvaluationConfig, RunConfig
     from skillopt.envs import Env
 

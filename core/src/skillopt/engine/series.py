@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skillopt.errors import ConfigError
 from skillopt.results import RunStatus, SeedRun, SeedsSummary
@@ -37,8 +37,8 @@ def train_series(*, config_file: Path | None, assignments: list[str], flags: dic
     """Train every seed in turn (a finished seed is not run again), then the pooled lift."""
     from skillopt.engine.lift import bootstrap_lift, describe
     from skillopt.engine.rundir import write_json
-    from skillopt.engine.stages.final_eval import saved_item_lift
     from skillopt.engine.session import default_out_dir, open_session
+    from skillopt.engine.stages.final_eval import saved_item_lift
     from skillopt.serde import to_data
 
     if "train.seed" in flags or any(a.split("=", 1)[0].strip() == "train.seed" for a in assignments):

@@ -5,16 +5,23 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from skillopt.config.loading import (
-    ConfigSources, config_diff, config_fingerprint, env_name_of, peek, raw_layers, redacted_config_data, resolve_config,
+    ConfigSources,
+    config_diff,
+    config_fingerprint,
+    env_name_of,
+    peek,
+    raw_layers,
+    redacted_config_data,
+    resolve_config,
 )
 from skillopt.config.schema import RunConfig
-from skillopt.errors import ConfigError, SkillOptError
 from skillopt.engine.rundir import RunDir, read_json, write_json
+from skillopt.errors import ConfigError, SkillOptError
 from skillopt.report import Reporter, say
 
 if TYPE_CHECKING:
@@ -61,7 +68,6 @@ def auto_preset(env_cls: type[Env], cfg: RunConfig) -> str:
     model (so a fresh machine finishes quickly), its full-size settings otherwise (never
     the paper's exact gate: see :mod:`skillopt.config.presets`)."""
     from skillopt.engine.models import backend_name
-
     from skillopt.errors import PluginError
     from skillopt.registry import get
 
@@ -224,9 +230,9 @@ class Session:
                 _remove_if_only_lock(rundir.root, lock.path)
 
     def _train_locked(self, cfg: RunConfig, rundir: RunDir, data: dict[str, Any], lock: RunLock, force_config: bool) -> RunSummary:
+        from skillopt.engine import saved_run
         from skillopt.engine.observers import Observers
         from skillopt.engine.progress import RichReporter
-        from skillopt.engine import saved_run
         from skillopt.engine.trainer import Trainer
 
         out = rundir.root
@@ -265,12 +271,12 @@ class Session:
         return summary
 
     def evaluate(self, skill: str, *, split: str, repeats: int = 1, skill_path: str = "") -> dict[str, Any]:
-        from skillopt.envs import canonical_split
         from skillopt.engine.evaluation import Evaluator, ScoreBook, breakdown
         from skillopt.engine.progress import RichReporter
         from skillopt.engine.rollouts import RolloutRunner, missing_summary
         from skillopt.engine.subsets import subset
         from skillopt.engine.trainer import rollout_deadline
+        from skillopt.envs import canonical_split
         from skillopt.records import skill_hash
 
         split = canonical_split(split)

@@ -7,12 +7,12 @@ from pathlib import Path
 
 import attrs
 
-from skillopt.records import skill_hash
-from skillopt.results import ConfigChange, RunStatus
-from skillopt.strategies import PoolMember
 from skillopt.engine.buffer import BufferEntry, render_buffer
 from skillopt.engine.context import Current
 from skillopt.engine.rundir import RunDir
+from skillopt.records import skill_hash
+from skillopt.results import ConfigChange, RunStatus
+from skillopt.strategies import PoolMember
 
 
 @attrs.define(kw_only=True)

@@ -11,20 +11,28 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from skillopt.records import GateAction, StepAction
 from skillopt.engine.context import Current, RunContext, StepPlan
 from skillopt.engine.stages.apply import apply
 from skillopt.engine.stages.attribution import attribute
 from skillopt.engine.stages.gate import gate
 from skillopt.engine.stages.merge import merge
-from skillopt.engine.stages.records import ApplyResult, Attribution, GateResult, MergeResult, ReflectResult, RolloutResult, SelectResult
+from skillopt.engine.stages.records import (
+    ApplyResult,
+    Attribution,
+    GateResult,
+    MergeResult,
+    ReflectResult,
+    RolloutResult,
+    SelectResult,
+)
 from skillopt.engine.stages.reflect import reflect
 from skillopt.engine.stages.rollout import rollout
 from skillopt.engine.stages.select import select
+from skillopt.records import GateAction, StepAction
 
 if TYPE_CHECKING:
     from skillopt.engine.stages.race import RaceResult

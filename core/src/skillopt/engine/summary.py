@@ -4,24 +4,22 @@ what the trainer hands them; the trainer writes the files."""
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
-
 import re
 import time
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from pathlib import Path
-
 from skillopt import __version__
 from skillopt.calls.ledger import LedgerTotals
-from skillopt.records import StepAction
-from skillopt.results import FinalPick, GateInfo, RunStatus, RunSummary, ValSummary
 from skillopt.engine.context import RunData
 from skillopt.engine.lift import bootstrap_lift, describe as describe_lift
 from skillopt.engine.reporting import target_cap_setting
 from skillopt.engine.rundir import RUN_LAYOUT
 from skillopt.engine.stages.records import FinalEvalResult
+from skillopt.records import StepAction
+from skillopt.results import FinalPick, GateInfo, RunStatus, RunSummary, ValSummary
 
 if TYPE_CHECKING:
     from skillopt.config.schema import RunConfig

@@ -9,13 +9,34 @@ resumed run ends exactly where an uninterrupted one would.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
-
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from skillopt.calls import Ledger
 from skillopt.config.schema import RunConfig
+from skillopt.engine import reporting, saved_run, selection, summary as summaries
+from skillopt.engine.buffer import make_entry
+from skillopt.engine.context import Current, RunContext, RunData, StepPlan
+from skillopt.engine.evaluation import Evaluator, ScoreBook
+from skillopt.engine.lock import RunLock
+from skillopt.engine.lookahead import AheadOfTurn, Lookahead, StopRun
+from skillopt.engine.observers import Observers, RunInfo
+from skillopt.engine.plan import check_train_size, epoch_batches, scheduled_budget, steps_per_epoch
+from skillopt.engine.pool import Search
+from skillopt.engine.progress import NullReporter
+from skillopt.engine.proposals import record_losers
+from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection, start_line as rejected_line
+from skillopt.engine.rollouts import AnswersPending, RolloutRunner, SystemicFailure, is_missing_error
+from skillopt.engine.rundir import GATE_VERDICT, RunDir, write_json
+from skillopt.engine.stages.final_eval import final_eval
+from skillopt.engine.stages.gate import gate
+from skillopt.engine.stages.meta_skill import meta_skill
+from skillopt.engine.stages.recheck import recheck
+from skillopt.engine.stages.slow_update import comparison_pairs, slow_update
+from skillopt.engine.state import TrainState, adopt_best, adopt_current, current_view
+from skillopt.engine.step import StepOutcome
+from skillopt.engine.subsets import subset
 from skillopt.envs import Env
 from skillopt.errors import AwaitingAnswer, BudgetExceeded, ConfigError
 from skillopt.gates import Gate
@@ -23,31 +44,6 @@ from skillopt.policies import EditPolicy
 from skillopt.records import StepAction, skill_hash
 from skillopt.results import ConfigChange, RunStatus, RunSummary
 from skillopt.serde import from_data, to_data
-from skillopt.engine.buffer import make_entry
-from skillopt.engine.context import Current, RunContext, RunData, StepPlan
-from skillopt.engine.evaluation import Evaluator, ScoreBook
-from skillopt.engine.lock import RunLock
-from skillopt.engine.observers import Observers, RunInfo
-from skillopt.engine.plan import check_train_size, epoch_batches, scheduled_budget, steps_per_epoch
-from skillopt.engine.progress import NullReporter
-from skillopt.engine.rollouts import AnswersPending, RolloutRunner, SystemicFailure, is_missing_error
-from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection, start_line as rejected_line
-from skillopt.engine.rundir import GATE_VERDICT, RunDir, write_json
-from skillopt.engine.state import TrainState, adopt_best, adopt_current, current_view
-from skillopt.engine.step import StepOutcome
-from skillopt.engine.subsets import subset
-from skillopt.engine import reporting
-from skillopt.engine.pool import Search
-from skillopt.engine.proposals import record_losers
-from skillopt.engine import summary as summaries
-from skillopt.engine import saved_run
-from skillopt.engine import selection
-from skillopt.engine.stages.final_eval import final_eval
-from skillopt.engine.stages.gate import gate
-from skillopt.engine.stages.meta_skill import meta_skill
-from skillopt.engine.stages.recheck import recheck
-from skillopt.engine.stages.slow_update import comparison_pairs, slow_update
-from skillopt.engine.lookahead import AheadOfTurn, Lookahead, StopRun
 
 if TYPE_CHECKING:
     from skillopt.calls import ModelClient

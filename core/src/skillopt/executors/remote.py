@@ -28,7 +28,7 @@ import threading
 from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Protocol, TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import attrs
 
@@ -38,10 +38,10 @@ from skillopt.executors import ItemOutcome, WorkItem, run_item
 from skillopt.executors.spec_secrets import without_secrets
 
 if TYPE_CHECKING:
-    from skillopt.config.schema import RunConfig
     from skillopt.backends import Backend
+    from skillopt.config.schema import RunConfig
     from skillopt.envs import Env
-    from skillopt.records import Completion, CompletionRequest, Usage
+    from skillopt.records import Completion, CompletionRequest
 
 #: roles whose clients a worker may build (rollouts use the target's)
 ROLES = ("target", "optimizer")

@@ -6,7 +6,7 @@ import queue
 import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skillopt.executors import Done, Executor, WorkItem, run_item
 from skillopt.hookspecs import hookimpl

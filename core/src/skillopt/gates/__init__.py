@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import abc
 import re
-from typing import Any, ClassVar, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 

@@ -21,10 +21,9 @@ at any size (the null distribution is counted, not sampled).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import random
 from collections import Counter
+from typing import TYPE_CHECKING
 
 from skillopt.gates import Evaluation, Gate, Look
 from skillopt.hookspecs import hookimpl

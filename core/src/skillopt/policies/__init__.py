@@ -20,7 +20,7 @@ from skillopt.config.schema import RunConfig
 from skillopt.records import EditResult, Patch, Rollout, Task
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _packaged_prompt(name: str) -> str:
     """A core optimizer prompt (``skillopt/prompts/<name>.md``), read once per process."""
     return resources.files("skillopt.prompts").joinpath(f"{name}.md").read_text(encoding="utf-8")

@@ -2,21 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from skillopt.errors import SchemaError
 from skillopt.hookspecs import hookimpl
-from skillopt.policies import EditPolicy
-from skillopt.policies import render as r
-from skillopt.policies import schemas
+from skillopt.policies import EditPolicy, render as r, schemas
 from skillopt.policies.patch import analyst_system, analyst_user_message
 from skillopt.records import Edit, EditResult, Patch
 from skillopt.skilldoc import restore_protected
 
 if TYPE_CHECKING:
-    from skillopt.policies import OptimizerContext
-    from skillopt.records import EditResult, Patch, Rollout, Task
     from skillopt.hookspecs import Register
+    from skillopt.policies import OptimizerContext
+    from skillopt.records import Rollout, Task
 
 
 class FullRewritePolicy(EditPolicy):

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from skillopt.errors import SchemaError
 from skillopt.hookspecs import hookimpl
-from skillopt.policies import EditPolicy, OptimizerContext
-from skillopt.policies import render as r
-from skillopt.policies import schemas
+from skillopt.policies import EditPolicy, OptimizerContext, render as r, schemas
 from skillopt.policies.support import dedupe_edits, edit_text, recount
 from skillopt.records import EDIT_OPS, Edit, EditResult, Patch, Rollout, Task
 from skillopt.serde import to_data
@@ -19,9 +17,8 @@ from skillopt.skilldoc import apply_edits
 from skillopt.skillfolder import SkillFolder, skill_of
 
 if TYPE_CHECKING:
-    from skillopt.policies import OptimizerContext
-    from skillopt.records import EditResult, Patch, Rollout, Task
     from skillopt.hookspecs import Register
+    from skillopt.policies import OptimizerContext
 
 
 #: what the reply schema asks for at most; a longer list is clipped here, not re-asked

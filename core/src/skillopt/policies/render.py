@@ -7,9 +7,8 @@ is shown as its question and the passages that explain the verdict (``focus``).
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
-
 import json
+from typing import TYPE_CHECKING, Any
 
 from skillopt.policies.focus import focus
 from skillopt.records import Rollout, Task

@@ -2,24 +2,22 @@
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
 from skillopt.errors import SchemaError
 from skillopt.hookspecs import hookimpl
-from skillopt.policies import EditPolicy
-from skillopt.policies import render as r
-from skillopt.policies import schemas
+from skillopt.policies import EditPolicy, render as r, schemas
 from skillopt.policies.patch import analyst_system, analyst_user_message
 from skillopt.policies.support import dedupe_suggestions, recount, suggestion_text
 from skillopt.records import Edit, EditResult, Patch, Suggestion
 from skillopt.skilldoc import restore_protected
 
 if TYPE_CHECKING:
-    from skillopt.policies import OptimizerContext
-    from skillopt.records import EditResult, Patch, Rollout, Task
     from skillopt.hookspecs import Register
+    from skillopt.policies import OptimizerContext
+    from skillopt.records import Rollout, Task
 
 
 _TYPES = set(schemas.SUGGESTION_TYPES)

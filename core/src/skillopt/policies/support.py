@@ -7,9 +7,8 @@ item's support is recounted from the proposals it resembles.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
-
 import re
+from typing import TYPE_CHECKING, Any
 
 import attrs
 

@@ -8,12 +8,11 @@ resumed run) sees the old folder or the new one, never a mix of both.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import os
 import shutil
 import stat
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from skillopt.errors import ConfigError
 from skillopt.fsio import replace_dir

@@ -38,7 +38,7 @@ from skillopt.skillfolder import (
 from skillopt.skilltext import apply_edit, find_span, restore_protected, strip_markers
 
 if TYPE_CHECKING:
-    from collections.abc import Callable, Iterable
+    pass
 
 
 def _where(result: EditResult, path: str) -> EditResult:

@@ -10,7 +10,7 @@ installed skill would sit; every other target reads the inline rendering only.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import attrs
 

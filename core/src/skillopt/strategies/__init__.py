@@ -20,7 +20,7 @@ winner; a sampler, too, is a pure function of what it is handed and the step's s
 from __future__ import annotations
 
 import abc
-from typing import Any, ClassVar, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 

@@ -11,11 +11,10 @@ without the harmful edit can win where the full set would have lost.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
-
 import itertools
 import math
 import random
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -24,8 +23,9 @@ from skillopt.strategies import Sampler
 
 if TYPE_CHECKING:
     from collections.abc import Callable
-    from skillopt.records import Patch
+
     from skillopt.hookspecs import Register
+    from skillopt.records import Patch
 
 
 #: seeded draws tried when the subsets are too many to list

@@ -15,17 +15,16 @@ then picks the final skill from the front by a named rule (see
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import random
+from typing import TYPE_CHECKING
 
 from skillopt.hookspecs import hookimpl
 from skillopt.strategies import PoolMember, Strategy
 from skillopt.strategies.pareto import wins
 
 if TYPE_CHECKING:
-    from skillopt.strategies import PoolMember
     from skillopt.hookspecs import Register
+    from skillopt.strategies import PoolMember
 
 
 #: objectives where more is better (the others are costs)

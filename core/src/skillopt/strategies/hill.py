@@ -8,8 +8,8 @@ from skillopt.hookspecs import hookimpl
 from skillopt.strategies import PoolMember, Strategy
 
 if TYPE_CHECKING:
-    from skillopt.strategies import PoolMember
     from skillopt.hookspecs import Register
+    from skillopt.strategies import PoolMember
 
 
 class HillClimb(Strategy):

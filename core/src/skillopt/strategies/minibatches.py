@@ -16,8 +16,8 @@ from skillopt.hookspecs import hookimpl
 from skillopt.strategies import Sampler
 
 if TYPE_CHECKING:
-    from skillopt.records import Patch
     from skillopt.hookspecs import Register
+    from skillopt.records import Patch
 
 
 class Minibatches(Sampler):

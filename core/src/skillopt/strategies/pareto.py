@@ -12,16 +12,15 @@ is the run's current and best skill.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import random
+from typing import TYPE_CHECKING
 
 from skillopt.hookspecs import hookimpl
 from skillopt.strategies import PoolMember, Strategy
 
 if TYPE_CHECKING:
-    from skillopt.strategies import PoolMember
     from skillopt.hookspecs import Register
+    from skillopt.strategies import PoolMember
 
 
 def dominates(a: PoolMember, b: PoolMember) -> bool:

@@ -17,19 +17,21 @@ a real-model end-to-end test :func:`run_skillopt` with the :data:`requires_local
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
+from skillopt.scripted import ScriptedBackend, minimal_instance, request_text
 from skillopt.testing.contracts import ContractError, check_backend_contract, check_env_contract
 from skillopt.testing.local import CliRun, finished_run, local_model_available, requires_local_model, run_skillopt
 from skillopt.testing.samples import check_sample_regenerates
-from skillopt.scripted import ScriptedBackend, minimal_instance, request_text
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Iterator
     from pathlib import Path
+
     from typer.testing import Result
+
     from skillopt.calls import ModelClient
     from skillopt.scripted import Script
 
@@ -101,8 +103,8 @@ def register_backend(name: str, *, small_model: bool = False, key_name: str = ""
     stands in for a provider's: it declares ``small_model`` (a model on this machine's
     CPU, as ``local`` does: envs pick their ``small`` preset) and the keys-file entry
     ``key_name`` it reads, and answers like :class:`ScriptedBackend`. Returns its class."""
-    from skillopt.plugins import get_host
     from skillopt.hookspecs import hookimpl
+    from skillopt.plugins import get_host
 
     stand_in = type(f"StandIn_{name.replace('-', '_')}", (ScriptedBackend,),
                     {"name": name, "small_model": small_model, "key_name": key_name,

@@ -9,14 +9,13 @@ is what a failed assertion shows.
 
 from __future__ import annotations
 
-from typing import Any
-
 import os
 import subprocess
 import sys
 import time
 from importlib import metadata, util
 from pathlib import Path
+from typing import Any
 
 import attrs
 import pytest

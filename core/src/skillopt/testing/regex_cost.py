@@ -48,8 +48,7 @@ def compiled_patterns(module: ModuleType) -> list[re.Pattern[str]]:
 def backtracking_repeats(pattern: re.Pattern[str], *, limit: int) -> list[str]:
     """The repeats of ``pattern`` that may backtrack over more than ``limit`` characters,
     described as ``"{min,max} of <item>"`` (empty when there is none)."""
-    from re import _constants as c
-    from re import _parser
+    from re import _constants as c, _parser
 
     offenders: list[str] = []
 

@@ -118,7 +118,7 @@ def _handler_for(dashboard: Dashboard) -> type[BaseHTTPRequestHandler]:
 
         # ------------------------------------------------------------ GET
 
-        def do_GET(self) -> None:  # noqa: N802 - http.server's naming
+        def do_GET(self) -> None:
             url = urlsplit(self.path)
             query = parse_qs(url.query)
             if not url.path.startswith("/api/"):
@@ -169,7 +169,7 @@ def _handler_for(dashboard: Dashboard) -> type[BaseHTTPRequestHandler]:
 
         # ------------------------------------------------------------ POST
 
-        def do_POST(self) -> None:  # noqa: N802
+        def do_POST(self) -> None:
             url = urlsplit(self.path)
             if not self._gate({}):  # POSTs take the token only as a header
                 return None

@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 import attrs
+
 from skillopt.api import (
     AuthError,
     Backend,
@@ -34,7 +35,6 @@ from skillopt.api import (
     RateLimitError,
     TransientError,
 )
-
 from skillopt_backends.agent_cli.output import result_object
 from skillopt_backends.agent_cli.process import CliResult, Killed, ProcessGroups, scrubbed_env
 from skillopt_backends.errors import _CONTEXT_MARKERS, _clip
@@ -262,7 +262,6 @@ class AgentCliBackend(Backend):
         """A reply from a CLI that reports no input tokens (and maybe no output tokens):
         both are estimated at four characters a token so budgets still bite; no price."""
         from skillopt.api import Usage
-
         from skillopt_backends.openai_chat import estimate_tokens
 
         prompt_chars = sum(len(m.content) for m in request.messages)

@@ -17,7 +17,6 @@ import json
 from typing import Any
 
 from skillopt.api import Completion, CompletionRequest, Usage, hookimpl
-
 from skillopt_backends import prices
 from skillopt_backends.agent_cli.base import AgentCliBackend, with_instructions
 from skillopt_backends.agent_cli.output import as_int, json_lines

@@ -18,7 +18,6 @@ are estimated at four characters a token; calls are unpriced (a plan, not per to
 from __future__ import annotations
 
 from skillopt.api import BadRequestError, Completion, CompletionRequest, hookimpl
-
 from skillopt_backends.agent_cli.base import AgentCliBackend, with_instructions
 from skillopt_backends.agent_cli.output import as_int, json_lines
 from skillopt_backends.agent_cli.process import CliResult

@@ -12,7 +12,6 @@ pipeline, which re-asks on a broken reply.
 from __future__ import annotations
 
 from skillopt.api import Completion, CompletionRequest, hookimpl
-
 from skillopt_backends.agent_cli.base import AgentCliBackend, with_instructions
 from skillopt_backends.agent_cli.process import WORKDIR, CliResult
 

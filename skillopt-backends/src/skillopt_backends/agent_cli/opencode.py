@@ -21,7 +21,6 @@ import json
 import secrets
 
 from skillopt.api import Completion, CompletionRequest, Usage, hookimpl
-
 from skillopt_backends.agent_cli.base import AgentCliBackend
 from skillopt_backends.agent_cli.output import as_int, json_lines
 from skillopt_backends.agent_cli.process import CliResult

@@ -19,7 +19,6 @@ from __future__ import annotations
 from typing import Any
 
 from skillopt.api import Completion, CompletionRequest, Usage, hookimpl
-
 from skillopt_backends.agent_cli.base import AgentCliBackend, with_instructions
 from skillopt_backends.agent_cli.output import as_int, json_lines
 from skillopt_backends.agent_cli.process import CliResult

@@ -8,7 +8,17 @@ from __future__ import annotations
 import statistics
 
 from skillopt_envs_spreadsheet.samplegen.core import (
-    CATEGORIES, CELL, MONTHS, PRODUCTS, REGIONS, Template, day, money, person, table, unique_names,
+    CATEGORIES,
+    CELL,
+    MONTHS,
+    PRODUCTS,
+    REGIONS,
+    Template,
+    day,
+    money,
+    person,
+    table,
+    unique_names,
 )
 
 N = 10  # data rows of most tables

@@ -8,7 +8,16 @@ from __future__ import annotations
 import datetime as dt
 
 from skillopt_envs_spreadsheet.samplegen.core import (
-    CATEGORIES, CELL, CITIES, STREETS, WEEKDAYS, Template, day, money, table, unique_names,
+    CATEGORIES,
+    CELL,
+    CITIES,
+    STREETS,
+    WEEKDAYS,
+    Template,
+    day,
+    money,
+    table,
+    unique_names,
 )
 
 N = 10  # data rows of most tables

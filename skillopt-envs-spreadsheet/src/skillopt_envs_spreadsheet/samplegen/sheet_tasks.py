@@ -10,7 +10,18 @@ import datetime as dt
 from collections import defaultdict
 
 from skillopt_envs_spreadsheet.samplegen.core import (
-    CATEGORIES, CITIES, DEPARTMENTS, MONTHS, PRODUCTS, SHEET, Template, day, money, person, table, unique_names,
+    CATEGORIES,
+    CITIES,
+    DEPARTMENTS,
+    MONTHS,
+    PRODUCTS,
+    SHEET,
+    Template,
+    day,
+    money,
+    person,
+    table,
+    unique_names,
 )
 
 SAVE = "wb.save(OUTPUT_PATH)\n"

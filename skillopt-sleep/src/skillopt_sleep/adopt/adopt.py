@@ -17,11 +17,10 @@ file and leaves the others as they are.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from skillopt.api import SkillOptError
-
 from skillopt_sleep.adopt import transaction
 from skillopt_sleep.adopt.lock import project_lock
 from skillopt_sleep.fsutil import read_json, sha256_bytes, sha256_file, write_json
@@ -291,8 +290,8 @@ def _tag() -> str:
     """A sortable, unique name for one adoption's receipt and backups."""
     import uuid
 
-    return datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
+    return datetime.now(UTC).strftime("%Y%m%dT%H%M%S") + "-" + uuid.uuid4().hex[:8]
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")

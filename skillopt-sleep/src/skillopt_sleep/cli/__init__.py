@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
+
 from skillopt.api import hookimpl
 
 sleep_app = typer.Typer(

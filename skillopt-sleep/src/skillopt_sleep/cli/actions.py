@@ -14,8 +14,8 @@ import re
 from pathlib import Path
 
 import typer
-from skillopt.api import SkillOptError, fail, print_json, to_data
-from skillopt.api import say as _say
+
+from skillopt.api import SkillOptError, fail, print_json, say as _say, to_data
 
 
 def info(message: str) -> None:

@@ -4,8 +4,8 @@ showing the prompts a night sends (imported only when one of them runs)."""
 from __future__ import annotations
 
 import typer
-from skillopt.api import SkillOptError, fail, print_json, to_data
 
+from skillopt.api import SkillOptError, fail, print_json, to_data
 from skillopt_sleep.cli.actions import build_options, info
 
 

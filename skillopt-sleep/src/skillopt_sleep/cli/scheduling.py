@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import typer
-from skillopt.api import SkillOptError, fail, print_json
 
+from skillopt.api import SkillOptError, fail, print_json
 from skillopt_sleep.cli.actions import info
 
 

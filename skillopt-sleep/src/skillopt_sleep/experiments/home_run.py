@@ -17,7 +17,6 @@ import tempfile
 from pathlib import Path
 
 from skillopt.api import ScriptedBackend
-
 from skillopt_sleep.experiments.agents import HARMFUL_RULE, HOME_JOBS, doc_follower, optimizer
 from skillopt_sleep.experiments.home import JOBS, PLANTED, build_home, roots
 from skillopt_sleep.experiments.isolation import skillopt_home

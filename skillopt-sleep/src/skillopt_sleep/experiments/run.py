@@ -15,7 +15,6 @@ from datetime import datetime
 from pathlib import Path
 
 from skillopt.api import ScriptedBackend
-
 from skillopt_sleep.experiments.agents import HARMFUL_RULE, convention_agent, optimizer
 from skillopt_sleep.experiments.isolation import skillopt_home
 from skillopt_sleep.experiments.personas import PERSONAS, sessions

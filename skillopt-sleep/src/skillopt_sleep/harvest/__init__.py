@@ -18,8 +18,8 @@ from datetime import datetime
 from pathlib import Path
 
 import attrs
-from skillopt.api import ConfigError, PluginError, Session
 
+from skillopt.api import ConfigError, PluginError, Session
 from skillopt_sleep.harvest.sqlite import SchemaMismatch
 from skillopt_sleep.harvest.tally import counting
 

@@ -16,7 +16,6 @@ from pathlib import Path
 from typing import Any
 
 from skillopt.api import Session, Turn
-
 from skillopt_sleep.harvest.automation import automation_reason
 from skillopt_sleep.harvest.fields import iso, parse_time, sanitize_tool_name
 from skillopt_sleep.harvest.outcome import count_tests, exit_status, tag

@@ -18,7 +18,6 @@ from datetime import datetime
 from pathlib import Path
 
 from skillopt.api import Harvester, Session, hookimpl
-
 from skillopt_sleep.harvest.builder import SessionBuilder
 from skillopt_sleep.harvest.fields import block_text, edit_target, is_edit_tool, is_shell_tool
 from skillopt_sleep.harvest.files import files_under, iter_jsonl

@@ -17,7 +17,6 @@ from datetime import datetime
 from pathlib import Path
 
 from skillopt.api import Harvester, Session, hookimpl
-
 from skillopt_sleep.harvest import copilot_events
 from skillopt_sleep.harvest.builder import SessionBuilder
 from skillopt_sleep.harvest.fields import parse_time

@@ -19,7 +19,6 @@ from datetime import datetime
 from pathlib import Path
 
 from skillopt.api import Session
-
 from skillopt_sleep.harvest.builder import SessionBuilder
 from skillopt_sleep.harvest.fields import command_text, edit_target, is_edit_tool
 from skillopt_sleep.harvest.files import files_under, iter_jsonl

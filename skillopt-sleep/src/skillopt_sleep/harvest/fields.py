@@ -8,7 +8,7 @@ each into one plain form.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 SHELL_TOOLS = frozenset(
@@ -71,7 +71,7 @@ def parse_time(value: Any) -> datetime | None:
     if isinstance(value, (int, float)):
         seconds = value / 1000.0 if value > 1e11 else float(value)
         try:
-            return datetime.fromtimestamp(seconds, tz=timezone.utc)
+            return datetime.fromtimestamp(seconds, tz=UTC)
         except (OverflowError, OSError, ValueError):
             return None
     text = str(value).strip()
@@ -81,11 +81,11 @@ def parse_time(value: Any) -> datetime | None:
         dt = datetime.fromisoformat(text.replace("Z", "+00:00"))
     except ValueError:
         return None
-    return dt if dt.tzinfo else dt.replace(tzinfo=timezone.utc)
+    return dt if dt.tzinfo else dt.replace(tzinfo=UTC)
 
 
 def iso(dt: datetime | None) -> str:
-    return dt.astimezone(timezone.utc).isoformat(timespec="seconds") if dt else ""
+    return dt.astimezone(UTC).isoformat(timespec="seconds") if dt else ""
 
 
 def block_text(content: Any, *, kinds: tuple[str, ...] = ("text", "input_text", "output_text")) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterable, Iterator
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +21,7 @@ MAX_FILE_BYTES = 64 * 1024 * 1024
 
 def mtime(path: Path) -> datetime | None:
     try:
-        return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
+        return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
     except OSError:
         return None
 
@@ -78,4 +78,4 @@ def files_under(roots: Iterable[Path], patterns: Iterable[str], *, since: dateti
                 if modified is not None and modified < since:
                     continue
             found.setdefault(str(path), path)
-    return sorted(found.values(), key=lambda p: mtime(p) or datetime.min.replace(tzinfo=timezone.utc), reverse=True)
+    return sorted(found.values(), key=lambda p: mtime(p) or datetime.min.replace(tzinfo=UTC), reverse=True)

@@ -22,7 +22,6 @@ from pathlib import Path
 from typing import Any
 
 from skillopt.api import Harvester, Session, hookimpl
-
 from skillopt_sleep.harvest.builder import SessionBuilder
 from skillopt_sleep.harvest.fields import command_text, edit_target, is_edit_tool, parse_time
 from skillopt_sleep.harvest.sqlite import open_readonly, require

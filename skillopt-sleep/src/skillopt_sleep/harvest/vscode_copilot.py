@@ -22,7 +22,6 @@ from typing import Any
 from urllib.parse import unquote, urlparse
 
 from skillopt.api import Harvester, Session, hookimpl
-
 from skillopt_sleep.harvest.builder import SessionBuilder
 from skillopt_sleep.harvest.files import files_under, iter_jsonl, read_snapshot
 

@@ -19,9 +19,9 @@ import attrs
 
 from skillopt_sleep import prompts
 from skillopt_sleep.documents import Doc, DocEdit
+from skillopt_sleep.learn.reflect import ask_edits, edits_request, rules_text
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.redaction import clip
-from skillopt_sleep.learn.reflect import ask_edits, edits_request, rules_text
 from skillopt_sleep.replay import Attempt, ReplayResult
 
 MAX_CONTRASTS = 6

@@ -17,8 +17,8 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import attrs
-from skillopt.api import EvaluationConfig, RunConfig
 
+from skillopt.api import EvaluationConfig, RunConfig
 from skillopt_sleep.documents import Doc
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.options import SleepOptions
@@ -50,7 +50,6 @@ def learn(opts: SleepOptions, tasks: Sequence[SleepTask], docs: Sequence[Doc], c
           reflectors: tuple[str, ...] = ("heuristic",), reporter=None):
     """Train tonight's documents on ``tasks`` in ``out_dir``; returns the run's summary."""
     from skillopt.api import train
-
     from skillopt_sleep.learn.policy import SleepRules
     from skillopt_sleep.nightenv import NightEnv
 

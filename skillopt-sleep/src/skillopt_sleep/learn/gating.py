@@ -10,7 +10,6 @@ or too many errors reject the candidate outright.
 from __future__ import annotations
 
 from skillopt.api import EvaluationConfig, GateAction, Verdict
-
 from skillopt_sleep.replay import ReplayResult
 
 

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 import attrs
-from skillopt.api import Edit, EditPolicy, EditResult, Patch, Rollout, Task, apply_edits, hookimpl
 
+from skillopt.api import Edit, EditPolicy, EditResult, Patch, Rollout, Task, apply_edits, hookimpl
 from skillopt_sleep.mine.tasks import SleepTask
 
 #: the engine's step history line of an edit the gate rejected (``skillopt.engine.buffer``)

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from itertools import zip_longest
 
 from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Edit, Message, SkillOptError, normalise_skill
-
 from skillopt_sleep import prompts
 from skillopt_sleep.documents import LEARNED_END, LEARNED_START, Doc, DocEdit
 from skillopt_sleep.learn.rules import rule_for

@@ -25,8 +25,8 @@ import posixpath
 import re
 
 import attrs
-from skillopt.api import Session
 
+from skillopt.api import Session
 from skillopt_sleep.harvest.fields import is_edit_tool
 from skillopt_sleep.harvest.outcome import parse_tag
 from skillopt_sleep.mine import commands as cmd

@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 
 import attrs
-from skillopt.api import Session
 
+from skillopt.api import Session
 from skillopt_sleep.harvest.fields import is_edit_tool
 from skillopt_sleep.harvest.outcome import SuiteCounts, parse_tag
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 
 import attrs
-from skillopt.api import Session
 
+from skillopt.api import Session
 from skillopt_sleep.mine import commands as cmd
 from skillopt_sleep.mine.attempts import Difference, Step, differences, file_kind, steps, vocabulary
 from skillopt_sleep.mine.corrections import Correction, find_correction, rule_sentence

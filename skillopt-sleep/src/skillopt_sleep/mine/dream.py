@@ -24,12 +24,12 @@ import hashlib
 from collections.abc import Sequence
 
 import attrs
-from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Message, SkillOptError
 
-from skillopt_sleep.replay.judging import run_check
+from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Message, SkillOptError
 from skillopt_sleep.mine.cluster import features
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.redaction import clip
+from skillopt_sleep.replay.judging import run_check
 from skillopt_sleep.sentinel import is_engine_text, mark
 
 MAX_VARIANT_CHARS = 800

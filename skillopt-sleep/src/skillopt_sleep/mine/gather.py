@@ -11,17 +11,17 @@ from __future__ import annotations
 from collections import Counter
 
 import attrs
-from skillopt.api import to_data
 
+from skillopt.api import to_data
 from skillopt_sleep import skills
-from skillopt_sleep.replay import pin
-from skillopt_sleep.mine.dream import dream
 from skillopt_sleep.mine import heuristic
+from skillopt_sleep.mine.dream import dream
 from skillopt_sleep.mine.llm import mine_session
 from skillopt_sleep.mine.memory import read_memory
+from skillopt_sleep.mine.recall import recall
 from skillopt_sleep.mine.split import session_splits
 from skillopt_sleep.mine.tasks import SleepTask
-from skillopt_sleep.mine.recall import recall
+from skillopt_sleep.replay import pin
 from skillopt_sleep.report import DreamSummary, MiningSummary, TaskRow
 
 

@@ -16,15 +16,15 @@ from __future__ import annotations
 from collections import Counter, defaultdict
 
 import attrs
-from skillopt.api import Session
 
+from skillopt.api import Session
 from skillopt_sleep.mine.cluster import cluster, medoid
 from skillopt_sleep.mine.digest import IntentEvidence, digest
 from skillopt_sleep.mine.generic import discriminative, generic_passes
 from skillopt_sleep.mine.memory import NEGATIVE_OPS, ProjectMemory, contradicts, lesson_contradicts, memory_answer
-from skillopt_sleep.replay.judging import run_check
 from skillopt_sleep.mine.tasks import Check, Lesson, SleepTask, collapse, task_id
 from skillopt_sleep.redaction import clip
+from skillopt_sleep.replay.judging import run_check
 
 MAX_INTENT_CHARS = 800
 OUTCOME_RANK = {"corrected": 4, "fail": 3, "success": 2, "unknown": 1}

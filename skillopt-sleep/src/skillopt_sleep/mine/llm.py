@@ -15,12 +15,11 @@ session's split, so the LLM path leaks no more than the heuristic one.
 from __future__ import annotations
 
 from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Message, Session, SkillOptError
-
 from skillopt_sleep.mine.generic import generic_passes
 from skillopt_sleep.mine.memory import ProjectMemory, contradicts
-from skillopt_sleep.replay.judging import validate_checks
 from skillopt_sleep.mine.tasks import Lesson, SleepTask, task_id
 from skillopt_sleep.redaction import clip
+from skillopt_sleep.replay.judging import validate_checks
 from skillopt_sleep.sentinel import mark
 
 MINER_SCHEMA = {

@@ -10,7 +10,6 @@ archive shared by every project, by bag-of-words overlap).
 from __future__ import annotations
 
 from skillopt.api import from_data
-
 from skillopt_sleep.mine.cluster import features, similarity
 from skillopt_sleep.mine.tasks import Check, Lesson, SleepTask
 

@@ -18,7 +18,7 @@ SPLITS = ("train", "val", "test")
 
 
 def _bucket(seed: int, key: str) -> float:
-    digest = hashlib.sha256(f"{seed}:{key}".encode("utf-8")).hexdigest()
+    digest = hashlib.sha256(f"{seed}:{key}".encode()).hexdigest()
     return int(digest[:12], 16) / float(16**12)
 
 

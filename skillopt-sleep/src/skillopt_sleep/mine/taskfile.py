@@ -10,14 +10,13 @@ is an error naming the task.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from skillopt.api import ConfigError, from_data, to_data
-
 from skillopt_sleep.fsutil import read_json, write_json
-from skillopt_sleep.replay.judging import validate_checks
 from skillopt_sleep.mine.tasks import SleepTask
+from skillopt_sleep.replay.judging import validate_checks
 
 SCHEMA = "skillopt-sleep-tasks"
 
@@ -36,7 +35,7 @@ def harvest_tasks(kw: dict) -> dict:
             raise ConfigError(f"--root expects SOURCE=PATH, got {item!r}")
         roots[src] = roots.get(src, ()) + (Path(path).expanduser(),)
     hours = kw.get("lookback_hours", 168.0)
-    since = None if hours <= 0 else datetime.now(timezone.utc) - timedelta(hours=hours)
+    since = None if hours <= 0 else datetime.now(UTC) - timedelta(hours=hours)
     result = harvest(
         HarvestRequest(
             sources=tuple(kw.get("source") or ("auto",)),

@@ -14,14 +14,14 @@ import concurrent.futures as cf
 from collections.abc import Sequence
 
 import attrs
-from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Evaluation, Message, Score, SkillOptError, skill_hash
 
+from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Evaluation, Message, Score, SkillOptError, skill_hash
 from skillopt_sleep import prompts
 from skillopt_sleep.documents import Doc
-from skillopt_sleep.replay.judging import score_checks, score_rubric
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.options import in_sleep_terms
 from skillopt_sleep.redaction import clip
+from skillopt_sleep.replay.judging import score_checks, score_rubric
 from skillopt_sleep.sentinel import mark
 
 MAX_DOC_CHARS = 12000

@@ -18,7 +18,6 @@ import threading
 from pathlib import Path
 
 from skillopt.api import AwaitingAnswer, Backend, BackendSettings, Completion, CompletionRequest, hookimpl
-
 from skillopt_sleep.fsutil import ensure_dir, read_json, write_atomic, write_json
 from skillopt_sleep.redaction import scrub
 

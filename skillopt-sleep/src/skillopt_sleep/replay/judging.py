@@ -20,12 +20,11 @@ from __future__ import annotations
 import re
 
 from skillopt.api import CompletionRequest, Message, Score
-
 from skillopt_sleep import prompts
 from skillopt_sleep.harvest.fields import sanitize_tool_name
-from skillopt_sleep.replay import sections
 from skillopt_sleep.mine.tasks import CHECK_OPS, Check
 from skillopt_sleep.redaction import clip
+from skillopt_sleep.replay import sections
 from skillopt_sleep.sentinel import mark
 
 REFUSAL = re.compile(

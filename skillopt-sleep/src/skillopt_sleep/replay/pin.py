@@ -18,8 +18,8 @@ import hashlib
 from pathlib import Path
 
 import attrs
-from skillopt.api import ConfigError, from_data, to_data
 
+from skillopt.api import ConfigError, from_data, to_data
 from skillopt_sleep.fsutil import read_json, write_json
 from skillopt_sleep.mine.tasks import SleepTask
 from skillopt_sleep.options import SleepOptions

@@ -7,11 +7,10 @@ it holds transcript-derived evidence that must never be committed by accident.
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 from skillopt.api import SkillOptError
-
 from skillopt_sleep.fsutil import ensure_dir, read_json, write_atomic
 
 DIRNAME = ".skillopt-sleep"
@@ -39,7 +38,7 @@ def staging_root(project: Path) -> Path:
 
 def reserve(project: Path, now: datetime | None = None) -> Path:
     """A new, empty night directory, created atomically (``-N`` suffix on collisions)."""
-    stamp = (now or datetime.now(timezone.utc)).strftime("%Y%m%d-%H%M%S")
+    stamp = (now or datetime.now(UTC)).strftime("%Y%m%d-%H%M%S")
     root = staging_root(project)
     for n in range(0, 1000):
         path = root / (stamp if n == 0 else f"{stamp}-{n}")

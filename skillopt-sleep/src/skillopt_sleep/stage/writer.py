@@ -12,12 +12,12 @@ its own report in ``skills/NAME/``), the granularity of ``adopt`` and ``rollback
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import attrs
-from skillopt.api import to_data
 
+from skillopt.api import to_data
 from skillopt_sleep.documents import Doc
 from skillopt_sleep.evidence import EvidenceLog
 from skillopt_sleep.fsutil import sha256_bytes, sha256_file, write_atomic, write_json
@@ -107,7 +107,7 @@ def stage(
             "version": VERSION,
             "night": night,
             "name": night_dir.name,
-            "created": (now or datetime.now(timezone.utc)).isoformat(timespec="seconds"),
+            "created": (now or datetime.now(UTC)).isoformat(timespec="seconds"),
             "project": str(Path(project).resolve()),
             "targets": targets,
         },

@@ -11,17 +11,15 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from skillopt.errors import SchemaError
-from skillopt.policies import OptimizerContext
-from skillopt.policies import render as r
-from skillopt.policies import schemas
-from skillopt.records import EditResult, Rollout
-from skillopt.serde import dumps
-from skillopt.skilldoc import APPX_END, APPX_START, get_block, set_block
 from skillopt.engine.context import Current, RunContext, StepPlan
 from skillopt.engine.leaks import answers_of, without_leaks
 from skillopt.engine.resumable import resumable
 from skillopt.engine.stages.records import ApplyResult, MergeResult, SelectResult
+from skillopt.errors import SchemaError
+from skillopt.policies import OptimizerContext, render as r, schemas
+from skillopt.records import EditResult, Rollout
+from skillopt.serde import dumps
+from skillopt.skilldoc import APPX_END, APPX_START, get_block, set_block
 
 STAGE = "apply"
 APPENDIX_HEADING = "## Execution Notes Appendix"

@@ -13,11 +13,11 @@ from __future__ import annotations
 import hashlib
 from concurrent.futures import ThreadPoolExecutor
 
-from skillopt.records import Patch
-from skillopt.serde import dumps
 from skillopt.engine.context import Current, RunContext, StepPlan
 from skillopt.engine.resumable import resumable
 from skillopt.engine.stages.records import ApplyResult, Attribution, EditEffect
+from skillopt.records import Patch
+from skillopt.serde import dumps
 
 STAGE = "attribution"
 #: edits attributed at most (the budget is split over them)

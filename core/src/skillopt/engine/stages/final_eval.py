@@ -12,14 +12,11 @@ depend on each other run side by side within the runner's workers.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
-
 import hashlib
-from pathlib import Path
 from concurrent.futures import Future, ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
 
-from skillopt.records import Rollout, skill_hash
-from skillopt.results import SplitScore
 from skillopt.engine.context import Current, RunContext
 from skillopt.engine.evaluation import breakdown, to_evaluation
 from skillopt.engine.lift import item_differences
@@ -27,9 +24,8 @@ from skillopt.engine.resumable import resumable
 from skillopt.engine.rundir import RunFileError, read_json
 from skillopt.engine.stages.records import FinalEvalResult
 from skillopt.engine.subsets import subset
-
-if TYPE_CHECKING:
-    from pathlib import Path
+from skillopt.records import Rollout, skill_hash
+from skillopt.results import SplitScore
 
 STAGE = "final_eval"
 

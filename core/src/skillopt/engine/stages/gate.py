@@ -14,26 +14,25 @@ equal the previous ones (a deterministic target) that look is its last.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
-
 import hashlib
 import math
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
-from skillopt.gates import Evaluation, Look, pair, settings_fingerprint
-from skillopt.records import GateAction, Verdict, skill_hash
-from skillopt.skillbudget import over_budget
-from skillopt.engine.rejected import rejected_before
 from skillopt.engine.context import Current, RunContext
+from skillopt.engine.rejected import rejected_before
 from skillopt.engine.resumable import resumable
 from skillopt.engine.rollouts import SystemicFailure
 from skillopt.engine.seeds import derive_seed
 from skillopt.engine.stages.records import EvalScore, GateResult
+from skillopt.gates import Evaluation, Look, pair, settings_fingerprint
+from skillopt.records import GateAction, Verdict, skill_hash
+from skillopt.skillbudget import over_budget
 
 if TYPE_CHECKING:
-    from skillopt.config.schema import EvaluationConfig
+    pass
 
 STAGE = "gate"
 

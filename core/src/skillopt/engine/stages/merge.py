@@ -15,13 +15,13 @@ from pathlib import Path
 
 import attrs
 
-from skillopt.policies import OptimizerContext
-from skillopt.records import Patch
-from skillopt.serde import dumps
 from skillopt.engine.context import Current, RunContext, StepPlan
 from skillopt.engine.resumable import resumable
 from skillopt.engine.stages.records import MergeResult, ReflectResult
 from skillopt.engine.stages.reflect import chunks
+from skillopt.policies import OptimizerContext
+from skillopt.records import Patch
+from skillopt.serde import dumps
 
 STAGE = "merge"
 

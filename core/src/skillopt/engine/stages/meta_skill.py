@@ -7,14 +7,13 @@ the deployed skill.
 
 from __future__ import annotations
 
-from skillopt.errors import SchemaError
-from skillopt.policies import render as r
-from skillopt.policies import schemas
 from skillopt.engine.context import Current, RunContext
 from skillopt.engine.resumable import resumable
 from skillopt.engine.seeds import derive_seed
 from skillopt.engine.stages.records import MetaSkillResult, Pair
 from skillopt.engine.stages.slow_update import comparison_text, pairs_key
+from skillopt.errors import SchemaError
+from skillopt.policies import render as r, schemas
 
 STAGE = "meta_skill"
 

@@ -19,22 +19,21 @@ on the items it was scored on) is kept, and the losers go to the rejected-edit l
 
 from __future__ import annotations
 
-from typing import Any
-
 import hashlib
 import math
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 import attrs
 
-from skillopt.gates import Evaluation, Look, pair
-from skillopt.records import Edit, GateAction, skill_hash
-from skillopt.skillbudget import over_budget
 from skillopt.engine.context import Current, RunContext
 from skillopt.engine.rejected import rejected_before
 from skillopt.engine.resumable import resumable
 from skillopt.engine.stages.gate import fingerprint, race_plan
+from skillopt.gates import Evaluation, Look, pair
+from skillopt.records import Edit, GateAction, skill_hash
+from skillopt.skillbudget import over_budget
 
 STAGE = "race"
 

@@ -15,12 +15,12 @@ import hashlib
 
 import attrs
 
-from skillopt.gates import Look, pair
-from skillopt.records import skill_hash
 from skillopt.engine.context import RunContext
 from skillopt.engine.resumable import resumable
 from skillopt.engine.stages.gate import GateUndecided, decide, filled, min_items, no_decision, score_of
 from skillopt.engine.stages.records import GateResult
+from skillopt.gates import Look, pair
+from skillopt.records import skill_hash
 
 STAGE = "recheck"
 #: the split name the fresh samples are drawn under (it seeds them and keys their memo)

@@ -10,22 +10,22 @@ asks again.
 
 from __future__ import annotations
 
-from typing import Any, TYPE_CHECKING
-
 import hashlib
 import random
 import time
 from concurrent.futures import ThreadPoolExecutor
+from typing import TYPE_CHECKING, Any
 
-from skillopt.errors import AwaitingAnswer, ContextLengthError, SchemaError
-from skillopt.records import Rollout
 from skillopt.engine.context import Current, RunContext, StepPlan
 from skillopt.engine.resumable import resumable
 from skillopt.engine.rollouts import FATAL, AnswersPending, SystemicFailure, is_missing_error, short_reason
 from skillopt.engine.stages.records import MinibatchResult, ReflectResult, RolloutResult
+from skillopt.errors import AwaitingAnswer, ContextLengthError, SchemaError
+from skillopt.records import Rollout
 
 if TYPE_CHECKING:
     from pathlib import Path
+
     from skillopt.records import Rollout
 
 STAGE = "reflect"
@@ -97,7 +97,7 @@ def reflect(run: RunContext, plan: StepPlan, current: Current, rolled: RolloutRe
                 try:
                     results[i] = future.result()
                     missing.pop(i, None)
-                except Exception as exc:  # noqa: BLE001 - sorted below: missing data, or fatal
+                except Exception as exc:
                     if not is_missing_error(exc):
                         raise
                     missing[i] = short_reason(f"{type(exc).__name__}: {exc}")

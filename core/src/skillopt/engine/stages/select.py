@@ -7,20 +7,17 @@ budget arrive here and are ranked with the rest; they are never thrown away earl
 
 from __future__ import annotations
 
-from typing import Any
-
 import hashlib
 from pathlib import Path
+from typing import Any
 
-from skillopt.errors import SchemaError
-from skillopt.policies import OptimizerContext
-from skillopt.policies import render as r
-from skillopt.policies import schemas
-from skillopt.records import Patch, Rollout
-from skillopt.serde import dumps
 from skillopt.engine.context import Current, RunContext, StepPlan
 from skillopt.engine.resumable import resumable
 from skillopt.engine.stages.records import MergeResult, SelectResult
+from skillopt.errors import SchemaError
+from skillopt.policies import OptimizerContext, render as r, schemas
+from skillopt.records import Patch, Rollout
+from skillopt.serde import dumps
 
 STAGE = "select"
 

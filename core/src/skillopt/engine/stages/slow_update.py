@@ -10,22 +10,20 @@ describes a skill that no longer exists).
 
 from __future__ import annotations
 
-from typing import Any
-
 import hashlib
 import random
 from pathlib import Path
+from typing import Any
 
-from skillopt.errors import SchemaError
-from skillopt.policies import render as r
-from skillopt.policies import schemas
-from skillopt.records import Rollout, Task
-from skillopt.serde import dumps
-from skillopt.skilldoc import SLOW_END, SLOW_START, get_block, set_block
 from skillopt.engine.context import Current, RunContext
 from skillopt.engine.resumable import resumable
 from skillopt.engine.seeds import derive_seed
 from skillopt.engine.stages.records import Pair, SlowUpdateResult
+from skillopt.errors import SchemaError
+from skillopt.policies import render as r, schemas
+from skillopt.records import Rollout, Task
+from skillopt.serde import dumps
+from skillopt.skilldoc import SLOW_END, SLOW_START, get_block, set_block
 
 STAGE = "slow_update"
 LABELS = {(0, 1): "improved", (1, 0): "regressed", (0, 0): "persistent_fail", (1, 1): "stable_success"}

@@ -155,7 +155,6 @@ class Recording:
 
 def night(built, project: str, opts, *, dry_run: bool, sent: list[str]) -> dict:
     from skillopt.api import ScriptedBackend
-
     from skillopt_sleep.clients import from_backends
     from skillopt_sleep.cycle import run_night
     from skillopt_sleep.experiments.agents import HARMFUL_RULE, optimizer

@@ -15,7 +15,6 @@ from __future__ import annotations
 import re
 
 from skillopt.api import CompletionRequest
-
 from skillopt_sleep.experiments.agents import _HARM, read_replay
 from skillopt_sleep.experiments.homes.catalog import Act
 from skillopt_sleep.experiments.homes.generate import PlacedJob, fill, fill_act

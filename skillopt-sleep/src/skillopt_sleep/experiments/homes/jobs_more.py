@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from skillopt_sleep.experiments.homes.convention import Convention
-from skillopt_sleep.experiments.homes.convention import ed as _ed
-from skillopt_sleep.experiments.homes.convention import sh as _sh
+from skillopt_sleep.experiments.homes.convention import Convention, ed as _ed, sh as _sh
 
 MORE: tuple[Convention, ...] = (
     # ------------------------------------------------------------------ Node

@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-from skillopt_sleep.experiments.homes.convention import Convention
-from skillopt_sleep.experiments.homes.convention import ed as _ed
-from skillopt_sleep.experiments.homes.convention import sh as _sh
+from skillopt_sleep.experiments.homes.convention import Convention, ed as _ed, sh as _sh
 
 PY_IMPORT_ERROR = "ImportError while loading conftest '/src/tests/conftest.py'.\ntests/conftest.py:3: in <module>\n    from {pkg} import app\nE   ModuleNotFoundError: No module named '{pkg}'"
 

@@ -65,7 +65,7 @@ def table(results: list[dict]) -> str:
     rows = []
     for r in results:
         s = r["summary"]
-        counts = lambda d: ", ".join(f"{n} {k}" for k, n in sorted(d.items()))  # noqa: E731
+        counts = lambda d: ", ".join(f"{n} {k}" for k, n in sorted(d.items()))
         rows.append(
             f"| {r.get('set', '')} | {r['home']} | {s['jobs_mined']}/{s['jobs']} | {s['tasks_valid']}/{s['tasks'] - s.get('tasks_unmapped', 0)} | "
             f"{s.get('tasks_unmapped', 0)} | {s['tasks_merged']} | {s['tasks_memory_passes']} | {_pair(s.get('late_read'))} | "
