@@ -252,13 +252,13 @@ def test_the_cli_module_and_its_help_import_no_heavy_library():
     code generation), and no rich (the help is plain text; rich's markup module is
     imported only to escape the help of a command about to render it with rich)."""
     heavy = ("openai", "anthropic", "httpx", "cattrs", "rich", "pydantic", "llama_cpp")
-    code = (
+    code = (  # noqa: UP031 - the code's own braces would need doubling in a format string
         "import sys\n"
         "import skillopt.cli\n"
         "print('IMPORT', sorted({m.split('.')[0] for m in sys.modules} & set(%r)))\n"
         "from skillopt.cli import main\n"
         "try:\n    main(['--help'])\nexcept SystemExit:\n    pass\n"
         "print('HELP', sorted({m.split('.')[0] for m in sys.modules} & set(%r)))\n"
-    ) % (heavy, heavy)  # noqa: UP031 - the code's own braces would need doubling in a format string
+    ) % (heavy, heavy)
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert "IMPORT []" in out.stdout and "HELP []" in out.stdout, out.stdout[-400:] + out.stderr
