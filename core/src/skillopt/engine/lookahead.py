@@ -164,12 +164,20 @@ class AheadOfTurn:
         """Run one step (the baseline settled before its gate, attribution left to
         :meth:`commit_ahead`); returns the Current it started from and its outcome."""
         current = self.deferred.projected if self.deferred is not None else self.current(parent)
-        before_gate = None
+        before_gate = before_reflect = None
         if self.baseline_pending is not None:
             def before_gate() -> Current:
                 self.settle_baseline(run)
                 return self.current(parent)
-        outcome = run_step(run, plan, current, before_gate=before_gate, attribution=not self.looking_ahead())
+
+            def before_reflect() -> None:
+                # every train reply cut at its cap: the baseline may stop the run, so it is
+                # settled before the optimizer is paid for a step that would be thrown away
+                rolled = self.ledger.scope_totals(f"step {plan.step}").role("target")
+                if rolled.calls and rolled.truncated == rolled.calls:
+                    self.settle_baseline(run)
+        outcome = run_step(run, plan, current, before_gate=before_gate, attribution=not self.looking_ahead(),
+                           before_reflect=before_reflect)
         return current, outcome
 
     def commit_ahead(self, run: RunContext, plan: StepPlan, before: str, current: Current, outcome, parent: str) -> str:

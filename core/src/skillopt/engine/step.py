@@ -73,10 +73,12 @@ class StepOutcome:
 
 
 def run_step(run: RunContext, plan: StepPlan, current: Current, *, before_gate: Callable[[], Current] | None = None,
-             attribution: bool = True) -> StepOutcome:
+             attribution: bool = True, before_reflect: Callable[[], None] | None = None) -> StepOutcome:
     """``before_gate`` returns the current skill as the gate must see it (the trainer
-    settles a baseline still running there); ``attribution=False`` leaves an accepted
-    step's attribution to the caller (which runs it beside the next step)."""
+    settles a baseline still running there); ``before_reflect`` runs before the optimizer
+    is paid (the trainer may settle that baseline first, which can stop the run);
+    ``attribution=False`` leaves an accepted step's attribution to the caller (which runs
+    it beside the next step)."""
     timing: dict[str, float] = {}
     clock = time.monotonic()
 
@@ -91,6 +93,8 @@ def run_step(run: RunContext, plan: StepPlan, current: Current, *, before_gate: 
     say(f"{head}: rollout")
     rolled = rollout(run, plan, current)
     lap("rollout")
+    if before_reflect is not None:
+        before_reflect()
     say(f"{head}: reflect")
     reflected = reflect(run, plan, current, rolled)
     lap("reflect")
