@@ -150,7 +150,8 @@ def exported_main(folder: SkillFolder, name: str, description: str) -> str:
     return f"---\n{head}---\n{folder.body}"
 
 
-def export_folder(folder: SkillFolder, *, target: str, name: str, description: str, project: Path | None, force: bool = False):
+def export_folder(folder: SkillFolder, *, target: str, name: str, description: str, project: Path | None,
+                  force: bool = False) -> Exported:
     """Install ``folder`` as the Agent Skills folder ``name`` for ``target`` (secrets
     masked in every file, scripts with their modes); returns an :class:`Exported`. It is
     written beside its destination and renamed into place

@@ -100,7 +100,7 @@ def default_runs_dir() -> Path:
     return paths.data_dir() / "runs"
 
 
-def checked_runs_dirs(runs_dirs) -> list[Path]:
+def checked_runs_dirs(runs_dirs: Iterable[str | Path] | None) -> list[Path]:
     """``--runs-dir`` values as paths; one that exists and is not a folder (a file, a
     device) is a :class:`ConfigError` naming it instead of an empty listing or a crash."""
     roots = [Path(r).expanduser() for r in runs_dirs or ()]

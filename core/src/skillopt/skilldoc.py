@@ -11,20 +11,20 @@ from __future__ import annotations
 from skillopt import skilltext
 from skillopt.records import Edit, EditResult
 from skillopt.skillfolder import MAIN, SkillFolder, edits as folder_edits, skill_of
-from skillopt.skilltext import (  # noqa: F401 - the text operations, re-exported
-    APPX_END,
-    APPX_START,
-    MARKERS,
-    SLOW_END,
-    SLOW_START,
-    apply_edit,
-    body_end,
-    find_span,
-    get_block,
-    normalise,
-    protected_blocks,
-    protected_spans,
-    strip_markers,
+from skillopt.skilltext import (  # the text operations, re-exported (`x as x`: explicit for mypy)
+    APPX_END as APPX_END,
+    APPX_START as APPX_START,
+    MARKERS as MARKERS,
+    SLOW_END as SLOW_END,
+    SLOW_START as SLOW_START,
+    apply_edit as apply_edit,
+    body_end as body_end,
+    find_span as find_span,
+    get_block as get_block,
+    normalise as normalise,
+    protected_blocks as protected_blocks,
+    protected_spans as protected_spans,
+    strip_markers as strip_markers,
 )
 
 

@@ -18,13 +18,18 @@ import attrs
 if TYPE_CHECKING:
     from skillopt.calls import Ledger, ModelClient
     from skillopt.config.schema import RunConfig
+    from skillopt.engine.observers import Observers
+    from skillopt.engine.progress import NullReporter
     from skillopt.envs import Env
+    from skillopt.gates import Gate
+    from skillopt.policies import EditPolicy
     from skillopt.results import RunSummary
 
 
 def train(
     cfg: RunConfig, env: Env, *, target: ModelClient, optimizer: ModelClient, out_dir: str | Path,
-    ledger: Ledger | None = None, reporter=None, observers=None, policy=None, gate=None, force_config: bool = False,
+    ledger: Ledger | None = None, reporter: NullReporter | None = None, observers: Observers | None = None,
+    policy: EditPolicy | None = None, gate: Gate | None = None, force_config: bool = False,
 ) -> RunSummary:
     """Train ``env``'s initial skill under ``cfg`` into ``out_dir`` (or resume the run there).
 

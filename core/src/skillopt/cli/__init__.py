@@ -9,6 +9,8 @@ plugins (``skillopt run`` reaches its first model call that much sooner).
 """
 
 import sys
+from collections.abc import Callable
+from typing import Any
 
 import typer
 from typer.core import TyperGroup
@@ -16,11 +18,13 @@ from typer.core import TyperGroup
 from skillopt.cli import blame_cmd, check_cmd, config_cmd, export_cmd, keys_cmd, listing, report_cmd, run_cmd, runs_cmd, ui_cmd
 
 #: the built-in commands: (name, command function) and (name, sub-app)
-COMMANDS = {"run": lambda: run_cmd.run, "eval": lambda: run_cmd.eval_, "check": lambda: check_cmd.check,
-            "export": lambda: export_cmd.export, "blame": lambda: blame_cmd.blame, "envs": lambda: listing.envs,
-            "backends": lambda: listing.backends, "plugins": lambda: listing.plugins, "ui": lambda: ui_cmd.ui,
-            "report": lambda: report_cmd.report}
-GROUPS = {"config": lambda: config_cmd.app, "keys": lambda: keys_cmd.app, "runs": lambda: runs_cmd.app}
+COMMANDS: dict[str, Callable[[], Callable[..., Any]]] = {
+    "run": lambda: run_cmd.run, "eval": lambda: run_cmd.eval_, "check": lambda: check_cmd.check,
+    "export": lambda: export_cmd.export, "blame": lambda: blame_cmd.blame, "envs": lambda: listing.envs,
+    "backends": lambda: listing.backends, "plugins": lambda: listing.plugins, "ui": lambda: ui_cmd.ui,
+    "report": lambda: report_cmd.report}
+GROUPS: dict[str, Callable[[], typer.Typer]] = {
+    "config": lambda: config_cmd.app, "keys": lambda: keys_cmd.app, "runs": lambda: runs_cmd.app}
 
 
 def _root_group() -> type[TyperGroup]:
@@ -30,7 +34,8 @@ def _root_group() -> type[TyperGroup]:
     from skillopt.cli.argv import UpstreamArgvGroup
 
     class RootGroup(UpstreamArgvGroup):
-        def resolve_command(self, ctx, args):  # click's signature
+        # click's signature; Any: typer's vendored click (typer._click) is private
+        def resolve_command(self, ctx: Any, args: list[str]) -> tuple[str | None, Any, list[str]]:
             # escaped when a command is chosen (its help may be shown next), not when the
             # tree is built: the root's own help is plain text, and rich's markup module
             # is a fifth of ``skillopt --help``
@@ -39,7 +44,7 @@ def _root_group() -> type[TyperGroup]:
                 from skillopt.richtext import escape_help
 
                 escape_help(command)
-                command._skillopt_escaped = True
+                command._skillopt_escaped = True  # type: ignore[attr-defined]  # our marker on click's Command (setattr: B010)
             return name, command, rest
 
     return RootGroup
@@ -96,7 +101,7 @@ def make_app(*, plugins: bool = True, only: str = "") -> typer.Typer:
     return root
 
 
-def __getattr__(name: str):
+def __getattr__(name: str) -> typer.Typer:
     """``app``: the built-in commands only (documentation tools and tests that introspect
     them); running the CLI builds its own app with :func:`make_app`."""
     if name == "app":

@@ -1,7 +1,7 @@
 """``skillopt config show``: the resolved configuration, secrets redacted."""
 
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -20,6 +20,9 @@ from skillopt.cli.options import (
     flag_values,
 )
 from skillopt.cli.output import fail, print_json
+
+if TYPE_CHECKING:
+    from skillopt.config.schema import RunConfig
 
 app = typer.Typer(help="Inspect configuration.", no_args_is_help=True, rich_markup_mode=None)
 
@@ -56,7 +59,7 @@ def show(
     typer.echo(to_toml(data))
 
 
-def _check_backends(cfg) -> None:
+def _check_backends(cfg: "RunConfig") -> None:
     """An unknown backend is refused here as the run would refuse it: the config shown is one
     that runs."""
     from skillopt.engine.models import backend_name

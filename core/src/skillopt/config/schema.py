@@ -45,12 +45,12 @@ def _at_least(n: int) -> Callable[..., Any]:
     return v.ge(n)
 
 
-def _positive():
+def _positive() -> Callable[..., Any]:
     """A number above zero (NaN and infinity are refused by the strict converter)."""
     return v.gt(0)
 
 
-def _prices(_instance, _attribute, value: dict) -> None:
+def _prices(_instance: object, _attribute: attrs.Attribute[Any], value: dict[str, dict[str, float]]) -> None:
     """Prices per million tokens: none negative (a negative price would hide spend)."""
     for model, table in value.items():
         for key, price in table.items():
@@ -58,7 +58,7 @@ def _prices(_instance, _attribute, value: dict) -> None:
                 raise ValueError(f"'prices.{model}.{key}' must be >= 0: {price}")
 
 
-def _optional(*validators):
+def _optional(*validators: Callable[..., Any]) -> Callable[..., Any]:
     """``validators`` for a value that may also be None (None = inherit / no limit)."""
     return v.optional(list(validators))
 

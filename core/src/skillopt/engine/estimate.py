@@ -92,7 +92,7 @@ def _merge_calls(patches: int, k: int) -> int:
     return calls
 
 
-def plan_calls(cfg, *, n_train: int, n_val: int, n_test: int, per_rollout: int, policy: str,
+def plan_calls(cfg: RunConfig, *, n_train: int, n_val: int, n_test: int, per_rollout: int, policy: str,
                repeats: tuple[int, int] | None = None) -> tuple[int, dict[str, int], dict[str, int]]:
     """(steps, target calls by stage, optimizer calls by stage), worst case. ``repeats``:
     the gate's :meth:`~skillopt.gates.Gate.repeat_plan` (first look, most), by default

@@ -27,7 +27,7 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import attrs
 
@@ -39,6 +39,19 @@ from skillopt.engine.stages.attribution import attribute
 from skillopt.engine.stages.final_eval import final_eval, initial_test
 from skillopt.engine.step import run_step
 from skillopt.records import skill_hash
+
+if TYPE_CHECKING:
+    from skillopt.calls import Ledger
+    from skillopt.config.schema import RunConfig
+    from skillopt.engine.buffer import BufferEntry
+    from skillopt.engine.progress import NullReporter
+    from skillopt.engine.rundir import RunDir
+    from skillopt.engine.stages.records import Attribution
+    from skillopt.engine.state import TrainState
+    from skillopt.engine.step import StepOutcome
+    from skillopt.engine.summary import Stop
+    from skillopt.records import StepAction
+    from skillopt.strategies import Strategy
 
 
 class Lookahead:
@@ -101,7 +114,7 @@ class Lookahead:
 class StopRun(Exception):
     """A stop found while settling work that ran ahead (the baseline's truncation check)."""
 
-    def __init__(self, stop):
+    def __init__(self, stop: Stop) -> None:
         super().__init__(stop.reason)
         self.stop = stop
 
@@ -127,6 +140,24 @@ class AheadOfTurn:
     #: the initial skill while its baseline evaluation runs ahead (None: settled or never)
     baseline_pending: str | None = None
     deferred: Deferred | None = None
+
+    if TYPE_CHECKING:  # what the mixin uses of :class:`~skillopt.engine.trainer.Trainer` (defined there)
+        cfg: RunConfig
+        state: TrainState
+        ledger: Ledger
+        reporter: NullReporter
+        rundir: RunDir
+        baseline_missing: dict[str, str]
+
+        @property
+        def strategy(self) -> Strategy: ...
+        def baseline(self, run: RunContext, initial: str, *, lane: bool = False) -> None: ...
+        def current(self, skill: str) -> Current: ...
+        def commit_step(self, run: RunContext, plan: StepPlan, current: str, outcome: StepOutcome,
+                        parent: str | None = None) -> str: ...
+        def new_best(self, outcome: StepOutcome) -> bool: ...
+        def accepted_action(self, outcome: StepOutcome) -> StepAction: ...
+        def buffer_entry(self, plan: StepPlan, action: StepAction, outcome: StepOutcome, score_before: float) -> BufferEntry: ...
 
     def looking_ahead(self) -> bool:
         b = self.cfg.budget
@@ -160,7 +191,7 @@ class AheadOfTurn:
         if stop is not None:
             raise StopRun(stop)
 
-    def step_ahead(self, run: RunContext, plan: StepPlan, parent: str) -> tuple[Current, Any]:
+    def step_ahead(self, run: RunContext, plan: StepPlan, parent: str) -> tuple[Current, StepOutcome]:
         """Run one step (the baseline settled before its gate, attribution left to
         :meth:`commit_ahead`); returns the Current it started from and its outcome."""
         current = self.deferred.projected if self.deferred is not None else self.current(parent)
@@ -180,7 +211,8 @@ class AheadOfTurn:
                            before_reflect=before_reflect)
         return current, outcome
 
-    def commit_ahead(self, run: RunContext, plan: StepPlan, before: str, current: Current, outcome, parent: str) -> str:
+    def commit_ahead(self, run: RunContext, plan: StepPlan, before: str, current: Current, outcome: StepOutcome,
+                     parent: str) -> str:
         """Commit the step now, or, when it was accepted and has an attribution to run,
         start that beside the next step and commit it when the next step is decided."""
         self.settle_baseline(run)
@@ -189,10 +221,12 @@ class AheadOfTurn:
         if not (self.looking_ahead() and outcome.action.accepted and gated is not None and attribution_due(run, outcome)):
             return self.commit_step(run, plan, before, outcome, parent=parent)
         scope = f"step {plan.step}"
+        applied = outcome.apply
+        assert applied is not None  # attribution_due: the step applied edits
 
-        def attribution(priority: Priority):
+        def attribution(priority: Priority) -> tuple[Attribution | None, float]:
             started = time.monotonic()
-            found = attribute(run.in_lane(scope, priority), plan, current, outcome.candidate, outcome.apply)
+            found = attribute(run.in_lane(scope, priority), plan, current, outcome.candidate, applied)
             return found, round(time.monotonic() - started, 3)
 
         self.ahead.start(f"attribution {plan.step}", attribution)
@@ -238,7 +272,7 @@ class AheadOfTurn:
             raise StopRun(stop)
 
 
-def attribution_due(run: RunContext, outcome) -> bool:
+def attribution_due(run: RunContext, outcome: StepOutcome) -> bool:
     """Whether ``attribute`` would run for this accepted step (else there is nothing to defer)."""
     applied = [res for res in (outcome.apply.results if outcome.apply else ()) if res.status == "applied"]
     return run.cfg.evaluation.attribution_rollouts > 0 and bool(applied) and run.policy.edits_skill

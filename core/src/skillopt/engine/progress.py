@@ -9,6 +9,7 @@ import threading
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from rich.progress import TaskID
 
     from skillopt.calls import Ledger
 
@@ -56,7 +57,7 @@ class RichReporter(NullReporter):
         self.live = self.console.is_terminal
         if self.live:
             self.progress.start()
-        self._tasks: dict[str, tuple[int, float]] = {}  # label -> (bar, last update)
+        self._tasks: dict[str, tuple[TaskID, float]] = {}  # label -> (bar, last update)
 
     def _usage(self) -> str:
         if self.ledger is None or not self.live:

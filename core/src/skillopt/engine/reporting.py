@@ -15,10 +15,13 @@ if TYPE_CHECKING:
     from collections.abc import Callable
     from pathlib import Path
 
+    from skillopt.calls import Ledger
+    from skillopt.calls.ledger import StageTotals
     from skillopt.config.schema import RunConfig
     from skillopt.engine.stages.race import RaceResult
     from skillopt.engine.state import TrainState
     from skillopt.engine.step import StepOutcome
+    from skillopt.engine.summary import Stop
 
 
 def target_cap_setting(cfg: RunConfig) -> str:
@@ -30,7 +33,7 @@ def target_cap_setting(cfg: RunConfig) -> str:
 TRUNCATION_EVIDENCE = 10
 
 
-def truncation_stop(run: RunContext, ledger, state, *, target=None):
+def truncation_stop(run: RunContext, ledger: Ledger, state: TrainState, *, target: StageTotals | None = None) -> Stop | None:
     """A :class:`~skillopt.engine.summary.Stop` when every one of (enough) target replies
     so far was cut at its cap and nothing scored: the run could not learn anything.
     ``target``: the target's totals to judge (default: the whole ledger's so far)."""
@@ -43,7 +46,8 @@ def truncation_stop(run: RunContext, ledger, state, *, target=None):
     return None
 
 
-def baseline_line(run: RunContext, state, ledger, missing: dict[str, str], *, target=None) -> str:
+def baseline_line(run: RunContext, state: TrainState, ledger: Ledger, missing: dict[str, str], *,
+                  target: StageTotals | None = None) -> str:
     e = run.cfg.evaluation
     n = len(run.data.val)
     scored = f"{n - len(missing)} of {n}" if missing else f"{n}"

@@ -135,7 +135,7 @@ class RolloutRunner:
         #: (a final evaluation's val and test, work run ahead of its turn), so together
         #: they never exceed it; the critical path goes first (see :mod:`skillopt.engine.slots`)
         self.slots = WorkerSlots(self.workers)
-        self._waiting: set[queue.Queue] = set()
+        self._waiting: set[queue.Queue[_Done | None]] = set()
         self._waiting_lock = threading.Lock()
         self.executor = executor if executor is not None else ThreadExecutor()
         self.executor.start(ExecutorJob(env=env, config=config, cancel=self.cancel))
@@ -161,7 +161,8 @@ class RolloutRunner:
             return self._run(tasks, skill, out_dir, training=training, seed=seed, repeats=repeats, label=label, model=model,
                              lane=lane)
 
-    def _run(self, tasks, skill, out_dir, *, training, seed, repeats, label, model, lane) -> list[Rollout]:
+    def _run(self, tasks: list[Task], skill: str, out_dir: Path, *, training: bool, seed: int, repeats: int, label: str,
+             model: Any, lane: Lane) -> list[Rollout]:
         h = skill_hash(skill)
         log = ItemLog(out_dir / "results.jsonl")
         results: dict[str, Rollout] = log.finished(h, Rollout, "rollout")
@@ -199,7 +200,8 @@ class RolloutRunner:
         if self.reporter is not None:
             self.reporter.items(label, done, total)
 
-    def _execute(self, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model, lane: Lane) -> set[str]:
+    def _execute(self, jobs: list[tuple[Task, int]], skill: str, h: str, out_dir: Path, log: ItemLog, *, training: bool,
+                 seed: int, results: dict[str, Rollout], label: str, total: int, model: Any, lane: Lane) -> set[str]:
         """Run ``jobs``; returns the keys of the items that wait for an out-of-band answer."""
         batch = _Batch(self, jobs, skill, h, out_dir, log, training=training, seed=seed, results=results, label=label,
                        total=total, model=model, lane=lane)
@@ -289,8 +291,9 @@ class _Batch:
     """One ``run`` call's items in flight: submitted to the executor while the runner has a
     free slot, collected as they finish, abandoned past their deadline."""
 
-    def __init__(self, runner: RolloutRunner, jobs, skill, h, out_dir, log, *, training, seed, results, label, total, model,
-                 lane: Lane):
+    def __init__(self, runner: RolloutRunner, jobs: list[tuple[Task, int]], skill: str, h: str, out_dir: Path, log: ItemLog, *,
+                 training: bool, seed: int, results: dict[str, Rollout], label: str, total: int, model: Any,
+                 lane: Lane) -> None:
         self.runner, self.skill, self.h, self.out_dir, self.log, self.lane = runner, skill, h, out_dir, log, lane
         self.training, self.seed, self.results, self.label, self.total, self.model = training, seed, results, label, total, model
         self.role, self.stage = model_route(model)
@@ -361,6 +364,7 @@ class _Batch:
                     break
                 if isinstance(exc, AwaitingAnswer):
                     self.awaiting.add(key)
+                assert record is not None  # only a fatal error posts no record
                 self.answered += 0 if record.missing else 1
                 self.results[key] = record
                 runner._progress(self.label, self.answered, self.total)

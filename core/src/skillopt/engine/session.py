@@ -25,6 +25,8 @@ from skillopt.errors import ConfigError, SkillOptError
 from skillopt.report import Reporter, say
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from skillopt.calls import Ledger, ModelClient
     from skillopt.engine.lock import RunLock
     from skillopt.envs import Env
@@ -79,7 +81,7 @@ def auto_preset(env_cls: type[Env], cfg: RunConfig) -> str:
     return env_cls.auto_preset(backend_cls) or ""
 
 
-def build_gate(cfg: RunConfig):
+def build_gate(cfg: RunConfig) -> Gate:
     """The run's gate with its typed ``[gates.NAME]`` settings (:func:`skillopt.gates.build_gate`)."""
     from skillopt.gates import build_gate as build
 
@@ -124,7 +126,8 @@ def pipeline_note(clients: dict[str, Any], env: str) -> str:
     return f"[yellow]note:[/yellow] {escape(note)}" if note else ""
 
 
-def guard_resume(rundir: RunDir, data: dict, force: bool, say=None) -> tuple[str, tuple[str, ...]]:
+def guard_resume(rundir: RunDir, data: dict[str, Any], force: bool,
+                 say: Callable[[str], None] | None = None) -> tuple[str, tuple[str, ...]]:
     """The config's fingerprint, and what changed when resuming with ``--force-config``
     (a changed config is refused without it)."""
     fingerprint = config_fingerprint(data)
@@ -208,7 +211,7 @@ class Session:
         if problem:
             self._say(escape(problem), level="warning")
 
-    def _guard_resume(self, rundir: RunDir, data: dict, force: bool) -> tuple[str, tuple[str, ...]]:
+    def _guard_resume(self, rundir: RunDir, data: dict[str, Any], force: bool) -> tuple[str, tuple[str, ...]]:
         return guard_resume(rundir, data, force, self._say)
 
     def train(self, *, force_config: bool = False) -> RunSummary:

@@ -24,6 +24,7 @@ from skillopt.results import FinalPick, GateInfo, RunStatus, RunSummary, ValSumm
 if TYPE_CHECKING:
     from skillopt.config.schema import RunConfig
     from skillopt.engine.selection import FinalPickResult
+    from skillopt.engine.stages.records import GateResult
     from skillopt.engine.state import TrainState
     from skillopt.gates import Gate
 
@@ -83,7 +84,8 @@ def classify(cfg: RunConfig, state: TrainState, totals: LedgerTotals, stopped: S
 
 def build_summary(*, cfg: RunConfig, env_name: str, root: Path, best_skill: Path, gate: Gate, data: RunData, state: TrainState, history: list[dict[str, Any]],
                   final: FinalEvalResult | None, totals: LedgerTotals, ending: tuple[RunStatus, str, str],
-                  config_data: dict, picked=None, recheck=None) -> RunSummary:
+                  config_data: dict[str, Any], picked: FinalPickResult | None = None,
+                  recheck: GateResult | None = None) -> RunSummary:
     """The ``summary.json`` record of a run as it ends."""
     status, reason, advice = ending
     st = state

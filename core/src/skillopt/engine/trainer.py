@@ -47,6 +47,8 @@ from skillopt.serde import from_data, to_data
 
 if TYPE_CHECKING:
     from skillopt.calls import ModelClient
+    from skillopt.engine.buffer import BufferEntry
+    from skillopt.engine.stages.records import FinalEvalResult, GateResult
     from skillopt.executors import Executor
     from skillopt.strategies import Strategy
 
@@ -65,7 +67,7 @@ def rollout_deadline(cfg: RunConfig, target: ModelClient) -> float:
     return cfg.env.exec_timeout + call * retries + backoff
 
 
-def stop_of(exc: BaseException):
+def stop_of(exc: BaseException) -> summaries.Stop:
     """The :class:`~skillopt.engine.summary.Stop` an exception means; re-raised when it is none."""
     from skillopt.engine.summary import Stop
 
@@ -253,7 +255,8 @@ class Trainer(AheadOfTurn):
             self.ledger.close()
             lock.release()
 
-    def settle_for_stop(self, run: RunContext, current: str | None, stopped):
+    def settle_for_stop(self, run: RunContext, current: str | None,
+                        stopped: summaries.Stop | None) -> tuple[str | None, summaries.Stop | None]:
         """Before a run stops, the work that ran ahead of the chain is settled in the
         chain's order; a failure there came first in the chain, so it is the stop (the
         baseline failing leaves no current skill, as when it ran first)."""
@@ -348,15 +351,17 @@ class Trainer(AheadOfTurn):
 
     def new_best(self, outcome: StepOutcome) -> bool:
         """An accepted step's candidate beats the best (one current skill: ``hill``)."""
+        assert outcome.gate is not None  # called for accepted steps only, which all have a gate result
         return outcome.gate.candidate.gate_score > self.state.best_score
 
     def accepted_action(self, outcome: StepOutcome) -> StepAction:
         """What an accepted step is recorded as (one current skill: ``hill``)."""
         if self.new_best(outcome):
+            assert outcome.gate is not None  # new_best: an accepted step, gated
             return StepAction.FORCE_ACCEPT if outcome.gate.verdict.forced else StepAction.ACCEPT_NEW_BEST
         return outcome.action
 
-    def buffer_entry(self, plan: StepPlan, action: StepAction, outcome: StepOutcome, score_before: float):
+    def buffer_entry(self, plan: StepPlan, action: StepAction, outcome: StepOutcome, score_before: float) -> BufferEntry:
         gated = outcome.gate
         return make_entry(plan.step, action, outcome.rollout.rollouts, outcome.reflect.patches,
                           outcome.apply.results if outcome.apply else (), score_before,
@@ -425,7 +430,7 @@ class Trainer(AheadOfTurn):
             self.save_state()
         return picked
 
-    def final_recheck(self, run: RunContext):
+    def final_recheck(self, run: RunContext) -> GateResult | None:
         """``recheck`` (``evaluation.final_recheck``): the best skill against the initial one
         on fresh val samples; unconfirmed, the initial skill becomes the best again."""
         st = self.state
@@ -439,11 +444,13 @@ class Trainer(AheadOfTurn):
         run.reporter.line(f"final recheck on fresh val samples: {verdict.action.value} "
                           f"(best {result.candidate.gate_score:.3f} vs initial {result.current.gate_score:.3f})")
         if not verdict.accepted:
+            assert st.baseline_score is not None  # a best other than the initial skill: the baseline was scored
             self.set_best(initial, st.baseline_score, 0, "initial_skill")
             self.save_state()
         return result
 
-    def final_stages(self, run: RunContext, current: str):
+    def final_stages(self, run: RunContext, current: str,
+                     ) -> tuple[selection.FinalPickResult | None, GateResult | None, FinalEvalResult | None]:
         """The final pick, the recheck and ``final_eval``, each when configured."""
         st = self.state
         picked = self.pick_final(run) if selection.active(self.cfg) else None
@@ -462,7 +469,7 @@ class Trainer(AheadOfTurn):
                 self.set_best(current, final.final_val_score, st.last_completed_step, "final_promoted")
         return picked, rechecked, final
 
-    def finish(self, run: RunContext, current: str | None, stopped) -> RunSummary:
+    def finish(self, run: RunContext, current: str | None, stopped: summaries.Stop | None) -> RunSummary:
         """The final stages (when the run got to its end), then the status, ``summary.json``
         and the final line."""
         from skillopt.engine.summary import Stop

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
     from skillopt.backends import Backend
     from skillopt.config.schema import RunConfig
     from skillopt.envs import Env
-    from skillopt.records import Completion, CompletionRequest
+    from skillopt.records import Completion, CompletionRequest, Usage
 
 #: roles whose clients a worker may build (rollouts use the target's)
 ROLES = ("target", "optimizer")
@@ -134,13 +134,14 @@ class _LedgerLink:
     def __init__(self, link: Link, ticket: int) -> None:
         self.link, self.ticket = link, ticket
 
-    def record(self, *, role: str, stage: str, usage, cost_usd, cached: bool, truncated: bool = False, scope=None) -> None:
+    def record(self, *, role: str, stage: str, usage: Usage, cost_usd: float | None, cached: bool, truncated: bool = False,
+               scope: str | None = None) -> None:
         self.link.call("record", self.ticket, role, stage, usage, cost_usd, cached, truncated)
 
-    def record_attempt_failure(self, *, role: str, stage: str, scope=None) -> None:
+    def record_attempt_failure(self, *, role: str, stage: str, scope: str | None = None) -> None:
         self.link.call("record_attempt_failure", self.ticket, role, stage)
 
-    def record_failure(self, *, role: str, stage: str, scope=None) -> None:
+    def record_failure(self, *, role: str, stage: str, scope: str | None = None) -> None:
         self.link.call("record_failure", self.ticket, role, stage)
 
 
@@ -314,10 +315,10 @@ class CallHost:
         self._lock = threading.Lock()
         self._routes: dict[int, ModelClient] = {}
         self._scopes: dict[int, str | None] = {}
-        self._held: dict[int, list] = {}
+        self._held: dict[int, list[Any]] = {}
         self._closed = threading.Event()
 
-    def route(self, ticket: int, model) -> None:
+    def route(self, ticket: int, model: Any) -> None:
         """Serve the calls of item ``ticket`` with ``model`` (the client the engine gave it,
         booked in its ledger scope when it names one)."""
         client = getattr(model, "client", model)  # a StageClient books through its client

@@ -23,7 +23,7 @@ class SpareThreads:
 
     def __init__(self, name: str, idle_s: float = 30.0):
         self.name, self.idle_s = name, idle_s
-        self._idle: list[queue.SimpleQueue] = []
+        self._idle: list[queue.SimpleQueue[Callable[[], None] | None]] = []
         self._lock = threading.Lock()
 
     def run(self, task: Callable[[], None]) -> None:
@@ -35,7 +35,7 @@ class SpareThreads:
             return
         threading.Thread(target=self._serve, args=(queue.SimpleQueue(), task), daemon=True, name=self.name).start()
 
-    def _serve(self, inbox: queue.SimpleQueue, task: Callable[[], None] | None) -> None:
+    def _serve(self, inbox: queue.SimpleQueue[Callable[[], None] | None], task: Callable[[], None] | None) -> None:
         while task is not None:
             task()
             task = None

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, ClassVar
 
 import attrs
 
-from skillopt.config.schema import EvaluationConfig
+from skillopt.config.schema import EvaluationConfig, RunConfig
 from skillopt.records import Verdict
 
 if TYPE_CHECKING:
@@ -130,20 +130,21 @@ def pair(current: Evaluation, candidate: Evaluation) -> tuple[Evaluation, Evalua
     return current.only(shared), candidate.only(shared), dict(sorted(excluded.items()))
 
 
-def build_gate(cfg) -> Gate:
+def build_gate(cfg: RunConfig) -> Gate:
     """The run's gate (``evaluation.gate``) with its typed ``[gates.NAME]`` settings."""
     from skillopt.plugin_config import settings_for
     from skillopt.registry import get
 
     comp = get("gates", cfg.evaluation.gate)
-    return comp.obj(cfg.evaluation, settings=settings_for(cfg, "gates", cfg.evaluation.gate, comp.obj.Config))
+    built: Gate = comp.obj(cfg.evaluation, settings=settings_for(cfg, "gates", cfg.evaluation.gate, comp.obj.Config))
+    return built
 
 
 #: evaluation keys that do not change what the gate decides on val
 NOT_GATE_SETTINGS = ("eval_test", "test_env_num", "attribution_rollouts", "sel_env_num")
 
 
-def settings_fingerprint(cfg, val_ids) -> str:
+def settings_fingerprint(cfg: RunConfig, val_ids: Iterable[str]) -> str:
     """The one fingerprint of a gate's decision: its items (``val_ids``), the
     ``[evaluation]`` settings that change a verdict (the gate's name among them) and the
     gate plugin's own ``[gates.NAME]`` settings. A gate stage's saved result, a race's and

@@ -38,7 +38,7 @@ from skillopt.skillfolder import (
 from skillopt.skilltext import apply_edit, find_span, restore_protected, strip_markers
 
 if TYPE_CHECKING:
-    pass
+    from collections.abc import Iterable
 
 
 def _where(result: EditResult, path: str) -> EditResult:
@@ -83,7 +83,7 @@ def apply_folder_edit(folder: SkillFolder, edit: Edit) -> tuple[SkillFolder, Edi
     return (folder.with_file(path, new) if new.strip() else folder.without(path)), result
 
 
-def apply_folder_edits(folder: SkillFolder, edits) -> tuple[str, list[EditResult]]:
+def apply_folder_edits(folder: SkillFolder, edits: Iterable[Edit]) -> tuple[str, list[EditResult]]:
     """Edits applied in order to ``folder``; its canonical text after them, and every
     edit's status."""
     results = []

@@ -112,7 +112,7 @@ def register_backend(name: str, *, small_model: bool = False, key_name: str = ""
 
     class Plugin:
         @hookimpl
-        def skillopt_register_backends(self, register):
+        def skillopt_register_backends(self, register: Callable[..., Any]) -> None:
             register(stand_in)
 
     get_host().register(Plugin(), name=f"stand-in-backend-{name}")

@@ -48,11 +48,12 @@ def compiled_patterns(module: ModuleType) -> list[re.Pattern[str]]:
 def backtracking_repeats(pattern: re.Pattern[str], *, limit: int) -> list[str]:
     """The repeats of ``pattern`` that may backtrack over more than ``limit`` characters,
     described as ``"{min,max} of <item>"`` (empty when there is none)."""
-    from re import _constants as c, _parser
+    # the parser's own modules: typeshed stubs `re` as one module (only the deprecated sre_* aliases are typed)
+    from re import _constants as c, _parser  # type: ignore[attr-defined]
 
     offenders: list[str] = []
 
-    def walk(items, atomic: bool) -> None:
+    def walk(items: Any, atomic: bool) -> None:
         for op, arg in items:
             if op in (c.MAX_REPEAT, c.MIN_REPEAT):
                 low, high, body = arg

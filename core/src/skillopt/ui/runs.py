@@ -17,7 +17,14 @@ from typing import Any
 
 from skillopt.engine.lock import Holder, holder
 from skillopt.redact import redact_data, redact_text
-from skillopt.runstore import damage, is_run_dir, planted_link, read_json, read_text_inside, runs_under  # noqa: F401 - re-exported
+from skillopt.runstore import (  # re-exported (`x as x`: explicit for mypy)
+    damage as damage,
+    is_run_dir as is_run_dir,
+    planted_link as planted_link,
+    read_json as read_json,
+    read_text_inside as read_text_inside,
+    runs_under as runs_under,
+)
 
 _VERSION = re.compile(r"skill_v(\d+)\.md$")
 _STEP = re.compile(r"step_(\d+)$")

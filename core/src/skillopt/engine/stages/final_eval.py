@@ -24,7 +24,7 @@ from skillopt.engine.resumable import resumable
 from skillopt.engine.rundir import RunFileError, read_json
 from skillopt.engine.stages.records import FinalEvalResult
 from skillopt.engine.subsets import subset
-from skillopt.records import Rollout, skill_hash
+from skillopt.records import Rollout, Task, skill_hash
 from skillopt.results import SplitScore
 
 STAGE = "final_eval"
@@ -79,7 +79,7 @@ def final_eval(run: RunContext, current: Current, *, initial: str, best: str, be
     return resumable(folder / "result.json", FinalEvalResult, key, compute)
 
 
-def test_tasks(run: RunContext) -> list:
+def test_tasks(run: RunContext) -> list[Task]:
     return subset(run.env.tasks("test"), run.cfg.evaluation.test_env_num, run.cfg.train.seed)
 
 
@@ -90,7 +90,8 @@ def initial_test(run: RunContext, initial: str) -> None:
                run.target.for_stage(STAGE))
 
 
-def test_score(run: RunContext, skill: str, tasks: list, folder, label: str, client) -> tuple[SplitScore, list[Rollout]]:
+def test_score(run: RunContext, skill: str, tasks: list[Task], folder: Path, label: str,
+               client: Any) -> tuple[SplitScore, list[Rollout]]:
     _, rollouts = run.evaluator.evaluate(skill, tasks, folder, split="test", label=label, client=client)
     evaluation = to_evaluation(skill, "test", rollouts)
     return SplitScore(hard=evaluation.hard, soft=evaluation.soft, n=evaluation.n, skill_hash=evaluation.skill_hash,

@@ -171,7 +171,7 @@ def refuse(run: RunContext, current: Current, candidate: str, why: str, kind: st
 RACE_ITEMS_PER_ROUND = 8
 
 
-def race_plan(run: RunContext) -> list[list]:
+def race_plan(run: RunContext) -> list[list[Any]]:
     """The early rounds' item sets (growing prefixes of a seeded order of the val items),
     or [] when the race is off or val is too small to split. A round is at least one
     full wave of ``env.workers`` rollouts, so racing never adds a wave of waiting that
