@@ -136,6 +136,10 @@ def test_a_plugin_command_named_like_a_built_in_is_refused_by_name(clashing, tmp
     out = skillopt(clashing, tmp_path, "report", "--help")
     assert out.returncode == 0, out.stderr
     assert "One HTML file" in out.stdout and "skillopt-report-plus's report" not in out.stdout  # still the built-in
+    # a built-in command builds only itself (no plugin is imported to run it: a lean start), so the
+    # clash is said where commands are listed: the program's help (and every plugin command's run)
+    out = skillopt(clashing, tmp_path, "--help")
+    assert out.returncode == 0, out.stderr
     said = " ".join(out.stderr.split())
     assert ("command 'report' of plugin 'skillopt-report-plus' from distribution skillopt-report-plus 0.3.0 clashes with "
             "the built-in `skillopt report` and was not added") in said

@@ -17,8 +17,8 @@ def test_no_module_outside_the_cli_imports_it():
     found = []
     for path in SRC.rglob("*.py"):
         rel = path.relative_to(SRC)
-        if rel.parts[0] in ("cli", "testing") or rel.name == "__main__.py":
-            continue
+        if rel.parts[0] in ("cli", "testing") or rel.name in ("__main__.py", "api.py"):
+            continue  # skillopt.api re-exports the CLI's fail/print_json for command plugins (typed, lazily)
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else \
                 [node.module or ""] if isinstance(node, ast.ImportFrom) else []

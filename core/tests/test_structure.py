@@ -17,7 +17,6 @@ KNOWN_LOOPS = {
     ("skillopt.config.loading", "skillopt.config.upstream"),
     ("skillopt.engine.reporting", "skillopt.engine.summary"),
     ("skillopt.plugins", "skillopt.registry"),
-    ("skillopt.ui.routes", "skillopt.ui.server"),
 }
 
 
@@ -30,16 +29,29 @@ def modules() -> dict[str, Path]:
 
 
 def imports(mods: dict[str, Path]) -> dict[str, set[str]]:
-    """Module -> the skillopt modules it imports anywhere (a function's lazy import too)."""
+    """Module -> the skillopt modules it imports anywhere at run time (a function's lazy
+    import too)."""
 
     def resolve(name: str) -> str:
         while name and name not in mods:
             name = name.rpartition(".")[0]
         return name
 
+    def runtime_nodes(tree: ast.AST):
+        """Every node but those under ``if TYPE_CHECKING:`` (read by the type checker only:
+        no import happens, so no loop)."""
+        todo = [tree]
+        while todo:
+            node = todo.pop()
+            if isinstance(node, ast.If) and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING":
+                todo.extend(node.orelse)
+                continue
+            todo.extend(ast.iter_child_nodes(node))
+            yield node
+
     edges: dict[str, set[str]] = {m: set() for m in mods}
     for mod, path in mods.items():
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in runtime_nodes(ast.parse(path.read_text(encoding="utf-8"))):
             names = []
             if isinstance(node, ast.Import):
                 names = [a.name for a in node.names]

@@ -119,6 +119,26 @@ class StopRun(Exception):
         self.stop = stop
 
 
+def stop_of(exc: BaseException) -> Stop:
+    """The :class:`~skillopt.engine.summary.Stop` an exception means; re-raised when it is none."""
+    from skillopt.engine.rollouts import AnswersPending, SystemicFailure, is_missing_error
+    from skillopt.engine.summary import Stop
+    from skillopt.errors import AwaitingAnswer, BudgetExceeded
+    from skillopt.results import RunStatus
+
+    if isinstance(exc, StopRun):
+        return exc.stop
+    if isinstance(exc, BudgetExceeded):
+        return Stop(status=RunStatus.BUDGET_EXHAUSTED, reason=str(exc))
+    if isinstance(exc, (AnswersPending, AwaitingAnswer)):
+        return Stop(status=RunStatus.AWAITING_ANSWERS, reason=str(exc))
+    if isinstance(exc, SystemicFailure):
+        return Stop(status=RunStatus.PROVIDER_OUTAGE, reason=str(exc), role=exc.role)
+    if is_missing_error(exc):
+        return Stop(status=RunStatus.PROVIDER_OUTAGE, reason=f"{type(exc).__name__}: {exc}", role=getattr(exc, "role", ""))
+    raise exc
+
+
 @attrs.frozen(kw_only=True)
 class Deferred:
     """An accepted step whose commit waits for its attribution, running beside the next step."""
@@ -256,8 +276,6 @@ class AheadOfTurn:
         found = self.ahead.join(f"attribution {plan.step}")
         stop = None
         if found is None:  # failed beside: redo it here
-            from skillopt.engine.trainer import stop_of
-
             started = time.monotonic()
             try:
                 found = (attribute(run.in_lane(f"step {plan.step}"), plan, deferred.current, outcome.candidate, outcome.apply),

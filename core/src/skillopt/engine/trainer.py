@@ -20,14 +20,14 @@ from skillopt.engine.buffer import make_entry
 from skillopt.engine.context import Current, RunContext, RunData, StepPlan
 from skillopt.engine.evaluation import Evaluator, ScoreBook
 from skillopt.engine.lock import RunLock
-from skillopt.engine.lookahead import AheadOfTurn, Lookahead, StopRun
+from skillopt.engine.lookahead import AheadOfTurn, Lookahead, StopRun, stop_of
 from skillopt.engine.observers import Observers, RunInfo
 from skillopt.engine.plan import check_train_size, epoch_batches, scheduled_budget, steps_per_epoch
 from skillopt.engine.pool import Search
 from skillopt.engine.progress import NullReporter
 from skillopt.engine.proposals import record_losers
 from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection, start_line as rejected_line
-from skillopt.engine.rollouts import AnswersPending, RolloutRunner, SystemicFailure, is_missing_error
+from skillopt.engine.rollouts import AnswersPending, RolloutRunner
 from skillopt.engine.rundir import GATE_VERDICT, RunDir, write_json
 from skillopt.engine.stages.final_eval import final_eval
 from skillopt.engine.stages.gate import gate
@@ -38,7 +38,7 @@ from skillopt.engine.state import TrainState, adopt_best, adopt_current, current
 from skillopt.engine.step import StepOutcome
 from skillopt.engine.subsets import subset
 from skillopt.envs import Env
-from skillopt.errors import AwaitingAnswer, BudgetExceeded, ConfigError
+from skillopt.errors import AwaitingAnswer, ConfigError
 from skillopt.gates import Gate
 from skillopt.policies import EditPolicy
 from skillopt.records import StepAction, skill_hash
@@ -65,23 +65,6 @@ def rollout_deadline(cfg: RunConfig, target: ModelClient) -> float:
     policy = getattr(target, "retry", None) or RetryPolicy(max_retry_after_s=cfg.model.max_retry_wait_s)
     backoff = sum(policy.longest_wait(i) for i in range(retries))
     return cfg.env.exec_timeout + call * retries + backoff
-
-
-def stop_of(exc: BaseException) -> summaries.Stop:
-    """The :class:`~skillopt.engine.summary.Stop` an exception means; re-raised when it is none."""
-    from skillopt.engine.summary import Stop
-
-    if isinstance(exc, StopRun):
-        return exc.stop
-    if isinstance(exc, BudgetExceeded):
-        return Stop(status=RunStatus.BUDGET_EXHAUSTED, reason=str(exc))
-    if isinstance(exc, (AnswersPending, AwaitingAnswer)):
-        return Stop(status=RunStatus.AWAITING_ANSWERS, reason=str(exc))
-    if isinstance(exc, SystemicFailure):
-        return Stop(status=RunStatus.PROVIDER_OUTAGE, reason=str(exc), role=exc.role)
-    if is_missing_error(exc):
-        return Stop(status=RunStatus.PROVIDER_OUTAGE, reason=f"{type(exc).__name__}: {exc}", role=getattr(exc, "role", ""))
-    raise exc
 
 
 class Trainer(AheadOfTurn):
