@@ -11,30 +11,13 @@ both block the harmful rule; the engine's run directory is a normal run
 from __future__ import annotations
 
 import json
-from datetime import datetime
 from pathlib import Path
 
 import pytest
 
 from skillopt.api import ScriptedBackend
 from skillopt_sleep.experiments.agents import HARMFUL_RULE, convention_agent, optimizer
-from skillopt_sleep.experiments.personas import PERSONAS, sessions
-from skillopt_sleep.experiments.transcripts import WRITERS
-
-
-def persona_home(root: Path, name: str, seed: int):
-    from skillopt_sleep.options import SleepOptions
-
-    persona = PERSONAS[name]
-    project = root / "work" / persona.project
-    project.mkdir(parents=True)
-    home = root / "home"
-    writers = list(WRITERS.values())
-    for n, (sid, events, start) in enumerate(sessions(persona, datetime(2025, 9, 1, 9, 0))):
-        writers[n % len(writers)](home, project, sid, events, start)
-    roots = {"claude-code": (home / ".claude" / "projects",), "codex": (home / ".codex" / "sessions",)}
-    return SleepOptions(project=project, sources=("claude-code", "codex"), roots=roots, lookback_hours=0, seed=seed,
-                        val_fraction=0.34, test_fraction=0.25, min_val_items=2, edit_budget=5, agent="claude-code")
+from skillopt_sleep.experiments.run import persona_home
 
 
 def clients_for(opts):

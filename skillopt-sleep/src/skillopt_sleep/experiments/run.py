@@ -21,11 +21,9 @@ from skillopt_sleep.experiments.personas import PERSONAS, sessions
 from skillopt_sleep.experiments.transcripts import WRITERS
 
 
-def _one(persona_name: str, seed: int, root: Path) -> dict:
-
-    from skillopt_sleep.clients import from_backends
-    from skillopt_sleep.cycle import run_night
-    from skillopt_sleep.mine.tasks import SleepTask  # noqa: F401 - documents the report's task rows
+def persona_home(root: Path, persona_name: str, seed: int):
+    """A persona's sessions written under ``root`` (its project and an agent home), and
+    the night options the experiment runs on them."""
     from skillopt_sleep.options import SleepOptions
 
     persona = PERSONAS[persona_name]
@@ -36,7 +34,7 @@ def _one(persona_name: str, seed: int, root: Path) -> dict:
     for n, (sid, events, start) in enumerate(sessions(persona, datetime(2025, 9, 1, 9, 0))):
         writers[n % len(writers)](home, project, sid, events, start)
     roots = {"claude-code": (home / ".claude" / "projects",), "codex": (home / ".codex" / "sessions",)}
-    opts = SleepOptions(
+    return SleepOptions(
         project=project,
         sources=("claude-code", "codex"),
         roots=roots,
@@ -48,6 +46,15 @@ def _one(persona_name: str, seed: int, root: Path) -> dict:
         edit_budget=5,
         agent="claude-code",
     )
+
+
+def _one(persona_name: str, seed: int, root: Path) -> dict:
+    from skillopt_sleep.clients import from_backends
+    from skillopt_sleep.cycle import run_night
+    from skillopt_sleep.mine.tasks import SleepTask  # noqa: F401 - documents the report's task rows
+
+    opts = persona_home(root, persona_name, seed)
+    project = opts.project
     clients = from_backends(ScriptedBackend(script=convention_agent), ScriptedBackend(script=optimizer(harmful=True)), opts=opts)
     result = run_night(opts, clients=clients, dry_run=True)
     report = result.report
