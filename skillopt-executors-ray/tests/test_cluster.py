@@ -20,7 +20,9 @@ import pytest
 from raykit import run_skillopt, start_skillopt
 from searchqa_model import SearchQAModelServer
 
-pytestmark = pytest.mark.ray
+#: a failure is run again twice (pytest-rerunfailures): on a loaded 2-core machine a Ray beside
+#: another failed about 1 run in 3 and passed when run again; a real fault fails all three
+pytestmark = [pytest.mark.ray, pytest.mark.flaky(reruns=2, reruns_delay=5)]
 
 
 def outcome(out: Path) -> dict:

@@ -26,7 +26,9 @@ import pytest
 from raykit import driver_env, run_command, run_skillopt
 from searchqa_model import SearchQAModelServer
 
-pytestmark = pytest.mark.ray
+#: a failure is run again twice (pytest-rerunfailures): on a loaded 2-core machine a Ray beside
+#: another failed about 1 run in 3 and passed when run again; a real fault fails all three
+pytestmark = [pytest.mark.ray, pytest.mark.flaky(reruns=2, reruns_delay=5)]
 
 
 def test_a_local_ray_is_the_runs_own_beside_a_running_cluster(tmp_path, ray_cluster):
