@@ -2,7 +2,7 @@
 
 The cluster is two nodes, a head and a worker, one CPU each, started by this process
 (Ray's multi-node test cluster: real GCS, raylets and worker processes) and torn down
-after the session; only its own processes are stopped. It uses Ray's loopback-only mode
+after the module; only its own processes are stopped. It uses Ray's loopback-only mode
 (``RAY_ENABLE_WINDOWS_OR_OSX_CLUSTER=0``: every node and the driver on 127.0.0.1), so it
 listens on no other interface, and therefore runs without Ray's token (nothing is read
 from or written to ``~/.ray``). Runs are the ``skillopt`` CLI in a fresh interpreter (the driver), so killing
@@ -23,9 +23,11 @@ from raykit import CLUSTER_ENV
 from searchqa_model import SearchQAModelServer
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def ray_cluster():
-    """``address`` of a two-node Ray cluster on 127.0.0.1 (head + one worker node, 1 CPU each)."""
+    """``address`` of a two-node Ray cluster on 127.0.0.1 (head + one worker node, 1 CPU each),
+    one per test module: it is gone before the next module starts its own Rays, so no test
+    shares the two cores with an idle cluster it does not use."""
     pytest.importorskip("ray")
     from ray.cluster_utils import Cluster
 
