@@ -53,6 +53,7 @@ def val_words(kinds=None) -> list[str]:
 # --------------------------------------------------------------------------- F1
 
 
+@pytest.mark.slow
 def test_total_outage_then_recovery_finishes_as_a_fault_free_run(tmp_path, server, reference):
     out = tmp_path / "run"
     server.faults.append(outage())
@@ -69,6 +70,7 @@ def test_total_outage_then_recovery_finishes_as_a_fault_free_run(tmp_path, serve
     assert outcome(out) == reference
 
 
+@pytest.mark.slow
 def test_an_outage_mid_run_resumes_where_it_stopped(tmp_path, server, reference):
     out = tmp_path / "run"
     state = {"n": 0}
@@ -100,6 +102,7 @@ def test_optimizer_timeouts_stop_the_run_naming_its_timeout_then_resume(tmp_path
     assert healed.status == "finished" and outcome(out) == reference
 
 
+@pytest.mark.slow
 def test_a_cache_miss_while_the_server_is_down_is_retried_not_kept(tmp_path, server, reference):
     from skillopt.calls import CallCache
 
@@ -215,6 +218,7 @@ def test_a_decision_the_missing_items_cannot_change_is_made_and_reports_them(tmp
     assert all("unavailable" in why for why in step["verdict"]["excluded"].values())
 
 
+@pytest.mark.slow
 def test_a_call_timeout_equal_to_the_env_limit_does_not_cut_off_the_retry(tmp_path, server, reference):
     """F2: ``env.exec_timeout`` equal to the call timeout used to record a hung call as a
     timeout (score 0) while its retry was still in flight."""

@@ -73,6 +73,7 @@ def openai_service():
     server.stop()
 
 
+@pytest.mark.slow
 def test_paper_preset_runs_on_materialized_data_through_the_openai_sdk(run_cli, tmp_path, monkeypatch, openai_service):
     ids = manifest_ids()
     assert {s: len(v) for s, v in ids.items()} == {"train": 400, "val": 200, "test": 1400}

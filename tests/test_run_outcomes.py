@@ -90,6 +90,7 @@ def cli(*args: str, home: Path) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 def test_a_second_run_on_the_same_directory_is_refused_at_once_naming_the_owner(tmp_path):
     out, home = tmp_path / "run", tmp_path / "home"
     args = ["run", "--env", "searchqa", "--backend", "scripted", "--set", "model.options.delay_s=0.2", "--out", str(out)]

@@ -93,6 +93,7 @@ def test_resume_after_a_dashboard_restart_is_refused_while_the_run_lives(driver,
         second.stop()
 
 
+@pytest.mark.slow
 def test_a_sigkilled_run_shows_interrupted_at_once(driver, served, tmp_path):
     """Defect 7: no process holds the lock after SIGKILL, so the page says so within
     seconds, not after the two-minute file-time window."""

@@ -66,6 +66,7 @@ def test_a_launched_run_finishes_and_shows_up(served, tmp_path):
     assert "done (finished)" in call(port, "GET", f"/api/runs/{started['id']}/log")[1]["log"]
 
 
+@pytest.mark.slow
 def test_stop_kills_a_run_and_it_resumes_from_where_it_was(served, tmp_path):
     _, port = served
     status, started = call(port, "POST", "/api/launch", {

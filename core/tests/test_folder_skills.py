@@ -143,6 +143,7 @@ def tree(root):
             for p in sorted(root.rglob("*")) if p.is_file()}
 
 
+@pytest.mark.slow
 def test_a_run_killed_in_every_stage_resumes_to_the_same_folders(tmp_path):
     """A folder run killed inside a rollout, an analyst call, apply, a gate, the slow
     update and the final evaluation ends with the same skill folders, byte for byte and

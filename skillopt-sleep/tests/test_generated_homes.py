@@ -75,6 +75,7 @@ def test_every_home_has_what_the_issue_asks_for(tmp_path):
     assert all(secret.encode() in blob for secret in built.plan.planted), "the no-leak checks would be vacuous"
 
 
+@pytest.mark.slow
 def test_held_out_homes_mine_at_least_four_of_five_jobs_with_valid_checks(held_out):
     """Each job: a kept task whose checks the developer's accepted way passes and both the
     generic way and the memory-file-only way fail; no task merges jobs; no kept task is

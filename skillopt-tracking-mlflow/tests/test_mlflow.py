@@ -97,6 +97,7 @@ def test_a_misspelt_tracker_is_refused_before_the_run_starts(run_cli, tmp_path):
     assert not (tmp_path / "typo").exists()
 
 
+@pytest.mark.slow
 def test_mlflow_ui_serves_the_store_the_plugin_wrote(run_cli, tmp_path, monkeypatch):
     """The README's `mlflow ui --backend-store-uri sqlite:///…` on a store this plugin
     wrote: the server starts (full MLflow, the ``[ui]`` extra, at the plugin's

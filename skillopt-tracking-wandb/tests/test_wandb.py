@@ -114,6 +114,7 @@ def test_off_unless_the_run_or_the_environment_asks(run_cli, tmp_path, monkeypat
     assert run.project == "from-environment"
 
 
+@pytest.mark.slow
 def test_a_step_logged_before_a_kill_is_in_the_file_and_the_resume_adds_the_rest(tmp_path):
     """A real ``kill -9`` of the run's process group (the run and W&B's service with it)
     right after step 1 was logged: step 1's row is in the ``.wandb`` file, and the resumed
