@@ -193,6 +193,11 @@ class Night:
             )
         return result
 
+    def note(self, text: str) -> None:
+        """A note for the report (once)."""
+        if text not in self.notes:
+            self.notes.append(text)
+
     def llm_allowed(self, what: str) -> bool:
         from skillopt_sleep.clients import backend_name
 
@@ -201,7 +206,10 @@ class Night:
             return False  # a 135M model invents tasks and rules; the heuristic path is better there
         return True
 
-    def _llm_reflection(self) -> bool:
+    def _llm_reflection(self) -> bool:  # the engine-night tests' name
+        return self.llm_reflection()
+
+    def llm_reflection(self) -> bool:
         return self.opts.reflector in ("llm", "auto") and self.llm_allowed("reflector")
 
     def _replay(self, tasks, docs, phase: str, salt: int = 0, repeats: int | None = None) -> ReplayResult:
@@ -270,7 +278,7 @@ class Night:
         p = self.progress = Progress(docs=docs)  # the caller made sure both splits have tasks (gather.shortfall)
         p.base_val = p.cur_val = self._replay(val, docs, "baseline-val")
         # K > 1 rollouts: distinct seeds per attempt (distinct cache keys), for contrastive reflection
-        rollouts = self.opts.dream_rollouts if self._llm_reflection() else 1
+        rollouts = self.opts.dream_rollouts if self.llm_reflection() else 1
         if rollouts < self.opts.dream_rollouts:
             self.notes.append("--dream-rollouts ignored: contrastive reflection needs the LLM reflector")
         train_result = self._replay(train, docs, "train", repeats=max(rollouts, self.opts.repeats))
@@ -304,7 +312,7 @@ class Night:
     def _propose(self, train, train_result, docs) -> list[DocEdit]:
         budget = self.opts.edit_budget
         unused = "--preferences unused: they are shown to a model reflector, and tonight's reflection used none"
-        if self.opts.preferences and not self._llm_reflection() and unused not in self.notes:
+        if self.opts.preferences and not self.llm_reflection() and unused not in self.notes:
             self.notes.append(unused)
         heur = []
         if self.opts.reflector in ("heuristic", "auto"):
@@ -314,7 +322,7 @@ class Night:
                 self.notes.append(f"{len(alone)} lesson(s) taught by one session only, left alone: "
                                   + "; ".join(clip(lesson.text, 80) for lesson in alone[:3]))  # fmt: skip
         llm: list[DocEdit] = []
-        if self._llm_reflection():
+        if self.llm_reflection():
             try:
                 if self.opts.dream_rollouts > 1:
                     llm = self._contrast(train, train_result, docs)
