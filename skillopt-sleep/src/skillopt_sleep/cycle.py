@@ -1,11 +1,14 @@
-"""One night: harvest → mine → split → replay → reflect → bounded edits → gate → stage.
+"""One night: harvest → mine → split → the training engine → stage.
 
-Nothing live is written during a night. Edits are tried one at a time (strongest
-evidence first) against the current documents on the val tasks, and kept only when
-the gate accepts; the surviving documents are then re-checked on *fresh* samples
-(a different seed, so not cache hits) against a fresh baseline. The test split, when
+Nothing live is written during a night. The learning is one run of the training
+engine (:mod:`skillopt_sleep.learn.tonight`) in the project's sleep state
+(``runs/night-NNNN``): the night's single reflection proposes rules, the ``one-edit``
+search puts them to the gate one at a time against the current documents on the val
+tasks (then all usable ones together when none passed alone), and the survivors are
+re-checked on *fresh* samples against a fresh baseline. The test split, when
 configured, is scored before and after and only reported. A spent budget stops the
-night cleanly: edits already validated by the gate are staged, nothing else is.
+night cleanly: edits already validated by the gate are staged, nothing else is. The
+report is read from the run's records.
 """
 
 from __future__ import annotations
