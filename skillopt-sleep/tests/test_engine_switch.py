@@ -135,3 +135,30 @@ def test_a_night_is_a_run_directory_with_its_gate_decisions(fixture_home, run_cl
     assert [t.verdict.action for t in result.report.trials[:-1]] == [h["verdict"]["action"] for h in gated]
     assert result.report.trials[-1].label == "final fresh check"
     assert run_cli("report", str(run_dir), "-o", str(project.parent / "night.html")).exit_code == 0
+
+
+def test_a_handoff_night_resumes_one_engine_run_round_after_round(fixture_home):
+    """Each round stops with its prompts written (the engine's pause); the next round
+    resumes the same run directory on the same tasks, never a second run."""
+    from skillopt_sleep.cycle import HandoffWaiting
+
+    _home, project = fixture_home
+    opts = SleepOptions(project=project, lookback_hours=0, min_val_items=1, backend="handoff", miner="heuristic",
+                        reflector="heuristic")
+    rounds = 0
+    while True:
+        try:
+            result = run_night(opts)
+            break
+        except HandoffWaiting as waiting:
+            rounds += 1
+            assert rounds < 12
+            handoff = waiting.index.parent
+            for entry in json.loads((handoff / "pending.json").read_text()).values():
+                prompt = (handoff / entry["prompt"]).read_text()
+                answer = "```bash\nuv run pytest -q\n```" if "uv run" in prompt.split("## Request", 1)[0] else "```bash\npytest\n```"
+                (handoff / entry["answer"]).write_text(answer)
+    runs = sorted(p.name for p in (project_state_dir(project) / "runs").iterdir())
+    assert rounds >= 2 and runs == ["night-0001"], (rounds, runs)
+    summary = json.loads((project_state_dir(project) / "runs" / "night-0001" / "summary.json").read_text())
+    assert summary["status"] == "finished" and len(result.report.trials) >= 1
