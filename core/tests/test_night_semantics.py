@@ -115,6 +115,21 @@ def test_a_budget_stop_keeps_only_what_the_gate_validated_and_skips_the_recheck(
     assert summary.recheck is None and not (tmp_path / "run" / "recheck").exists()
 
 
+def test_a_budget_spent_in_the_final_recheck_is_a_budget_stop_that_keeps_the_validated_skill(tmp_path):
+    """Regression: a budget spent during the final stages (the recheck) escaped ``train``
+    as ``BudgetExceeded`` instead of ending the run ``budget_exhausted`` with its summary."""
+    sections = {"num_epochs": 1, "train": {"max_steps": 1}, "evaluation": {"eval_test": False, "final_recheck": True}}
+    reference = make_trainer(tmp_path / "ref", **sections)
+    full = reference.train()
+    assert full.recheck is not None and full.recheck.accepted
+    limit = reference.ledger.totals().calls - 1  # the recheck's last call is the one refused
+
+    summary = make_trainer(tmp_path / "run", ledger=Ledger(max_calls=limit), **sections).train()
+    assert summary.status == "budget_exhausted" and summary.recheck is None and summary.steps_completed == 1
+    assert (tmp_path / "run" / "best_skill.md").read_text() == (tmp_path / "ref" / "best_skill.md").read_text()
+    assert json.loads((tmp_path / "run" / "summary.json").read_text())["status"] == "budget_exhausted"
+
+
 class AnswersLater:
     """Stands for the ``handoff`` backend: a prompt is answered (by ``script``, the
     person's agent) only once it has been handed out and the person has had a round;

@@ -37,7 +37,7 @@ def engine_night(opts, out: Path):
     night = Night(opts, clients, dry_run=True)
     tasks = gather.tonight(night, list(night.harvest().sessions), None, None)
     docs = [documents.load(t) for t in documents.resolve_targets(opts.project_path, "claude-code")]
-    reflectors = ("heuristic", "llm") if night._llm_reflection() else ("heuristic",)
+    reflectors = ("heuristic", "llm") if night.llm_reflection() else ("heuristic",)
     return learn(opts, tasks, docs, clients, out, reflectors=reflectors), docs
 
 

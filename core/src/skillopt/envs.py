@@ -46,6 +46,9 @@ class RolloutContext:
     seed: int = 0
     #: a train-step rollout (True) or an evaluation on val / test / slow-update items (False)
     training: bool = False
+    #: the split an evaluation scores (``val``; ``val_recheck`` for the fresh re-check's samples; ``test``); '' for a
+    #: train step
+    split: str = ""
     #: a per-item folder for files the env keeps (``predictions/ITEM`` of the stage); may not exist yet
     workdir: Path | None = None
     #: seconds the env should give one item (``env.exec_timeout``); the engine abandons it somewhat later

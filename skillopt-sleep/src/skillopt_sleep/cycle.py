@@ -1,11 +1,14 @@
-"""One night: harvest → mine → split → replay → reflect → bounded edits → gate → stage.
+"""One night: harvest → mine → split → the training engine → stage.
 
-Nothing live is written during a night. Edits are tried one at a time (strongest
-evidence first) against the current documents on the val tasks, and kept only when
-the gate accepts; the surviving documents are then re-checked on *fresh* samples
-(a different seed, so not cache hits) against a fresh baseline. The test split, when
+Nothing live is written during a night. The learning is one run of the training
+engine (:mod:`skillopt_sleep.learn.tonight`) in the project's sleep state
+(``runs/night-NNNN``): the night's single reflection proposes rules, the ``one-edit``
+search puts them to the gate one at a time against the current documents on the val
+tasks (then all usable ones together when none passed alone), and the survivors are
+re-checked on *fresh* samples against a fresh baseline. The test split, when
 configured, is scored before and after and only reported. A spent budget stops the
-night cleanly: edits already validated by the gate are staged, nothing else is.
+night cleanly: edits already validated by the gate are staged, nothing else is. The
+report is read from the run's records.
 """
 
 from __future__ import annotations
@@ -17,9 +20,10 @@ import attrs
 
 from skillopt.api import BudgetExceeded, to_data
 from skillopt_sleep import documents
+from skillopt_sleep.learn import tonight
 from skillopt_sleep.mine import gather
 from skillopt_sleep.mine.tasks import SleepTask
-from skillopt_sleep.night import HandoffWaiting, Night, NightResult, rejected
+from skillopt_sleep.night import HandoffWaiting, Night, NightResult
 from skillopt_sleep.options import SleepOptions
 from skillopt_sleep.replay import pin
 from skillopt_sleep.report import HarvestSummary, NightReport, NightUsage, Scores, TargetRow, history_row
@@ -98,10 +102,7 @@ def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
         )
     status, reason = "nothing_learned", ""
     tasks: list[SleepTask] = []
-    night.progress.docs = docs
-    test_scores: list = []
-    scores = Scores(metric=night.metric)
-    stopped = False
+    learned = None
     try:
         if not sessions and given is None and pinned is None:
             status, reason = "no_sessions", "no sessions found for this project in the harvest window"
@@ -112,63 +113,33 @@ def _run(night: Night, given: list[SleepTask] | None = None) -> NightResult:
             missing = gather.shortfall(tasks, opts.min_val_items, night.gathered.mining)
             if missing:
                 night.say(missing)
-            else:
-                night.learn(tasks, docs)
-            p = night.progress
-            if missing:
                 status, reason = "too_few_tasks", missing
-            elif p.accepted:
-                val = [t for t in tasks if t.split == "val"]
-                verdict, p.base_val, p.cur_val = night.final_check(val, docs, p.docs)
-                if verdict.accepted:
-                    status, reason = "accepted", f"{len(p.accepted)} edit(s) passed the {opts.gate} gate and the fresh final check"
-                else:
-                    night.rejected += [rejected(e, "final fresh check failed: " + verdict.reason) for e in p.accepted]
-                    p.docs, p.accepted = docs, []
-                    status, reason = "rejected", "the fresh final check did not confirm the gain: " + verdict.reason
             else:
-                status, reason = "nothing_learned", "no proposed edit passed the gate" if night.trials else "no edit was proposed"
-            test = [t for t in tasks if t.split == "test"]
-            if test and p.accepted:
-                before = night._replay(test, docs, "test-baseline", salt=2)
-                after = night._replay(test, p.docs, "test-final", salt=2)
-                test_scores = night.scores(tasks, before, after, "test")
-                scores = attrs.evolve(
-                    scores, baseline_test=before.evaluation().mean(night.metric), final_test=after.evaluation().mean(night.metric)
-                )
-    except BudgetExceeded as exc:
-        stopped = True
-        night.notes.append(f"budget stop: {exc}")
-        validated = night.progress.accepted
-        status = "accepted" if validated else "budget_stopped"
-        reason = f"budget spent ({exc}); " + (
-            f"staging {len(validated)} edit(s) the gate already validated (fresh final check skipped)"
-            if validated
-            else "nothing was validated"
-        )
+                learned = tonight.learn(night, tasks, docs, tonight.run_dir(night, resume=pinned is not None))
+                status, reason = learned.outcome.status, learned.outcome.reason
+                if learned.outcome.budget_stop:
+                    night.note(f"budget stop: {learned.outcome.budget_stop}")
+    except BudgetExceeded as exc:  # spent before the engine ran (mining, dreams)
+        night.note(f"budget stop: {exc}")
+        status, reason = "budget_stopped", f"budget spent ({exc}); nothing was validated"
+    stopped = status == "budget_stopped" or (learned is not None and bool(learned.outcome.budget_stop))
     skill_results, skill_proposals = [], []
     if opts.fan_out and tasks and not stopped:
         from skillopt_sleep import fanout
 
         skill_results, skill_proposals = fanout.consolidate_skills(night, tasks, docs)
-    p = night.progress
-    scores = attrs.evolve(
-        scores,
-        baseline_val=p.base_val.evaluation().mean(night.metric) if p.base_val else None,
-        final_val=p.cur_val.evaluation().mean(night.metric) if p.cur_val else None,
-    )
     report = night.report(
         status=status,
         reason=reason,
         targets=tuple(TargetRow(role=d.role, path=str(d.path), exists=d.original is not None) for d in docs),
-        scores=scores,
-        per_task=tuple(night.scores(tasks, p.base_val, p.cur_val, "val") + test_scores),
-        accepted_edits=tuple(p.accepted),
+        scores=learned.scores if learned is not None else Scores(metric=night.metric),
+        per_task=learned.per_task if learned is not None else (),
+        accepted_edits=learned.outcome.accepted if learned is not None else (),
         usage=NightUsage.of(night.clients.ledger.totals()),
         finished=datetime.now(UTC).isoformat(timespec="seconds"),
         skills=tuple(skill_results),
     )
-    return _finish(night, report, docs, p.docs, skill_proposals)
+    return _finish(night, report, docs, learned.docs if learned is not None else docs, skill_proposals)
 
 
 def _finish(night: Night, report: NightReport, docs, final_docs, skill_proposals=()) -> NightResult:

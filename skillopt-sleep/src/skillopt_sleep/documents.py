@@ -147,3 +147,15 @@ def remove_block(text: str) -> str:
         return text
     head, tail = text[:i].rstrip("\n"), text[j + len(LEARNED_END) :].lstrip("\n")
     return (head + "\n" if head else "") + (("\n" + tail) if tail and head else tail)
+
+
+def apply_doc_edits(docs: list[Doc], edits: list[DocEdit]) -> tuple[list[Doc], list[str]]:
+    """``docs`` with ``edits`` applied to their learned blocks, and what could not be applied."""
+    out, problems = [], []
+    for doc in docs:
+        mine = [e.edit for e in edits if e.doc == doc.role]
+        if mine:
+            doc, results = with_rules(doc, mine)
+            problems += [f"{r.edit.op} {r.status}: {r.detail}" for r in results if r.status != "applied"]
+        out.append(doc)
+    return out, problems

@@ -20,11 +20,10 @@ from collections.abc import Sequence
 
 import attrs
 
-from skillopt.api import BudgetExceeded
 from skillopt_sleep import documents, skills
 from skillopt_sleep.documents import Doc, DocTarget
 from skillopt_sleep.mine.tasks import SleepTask
-from skillopt_sleep.report import Scores, SkillResult
+from skillopt_sleep.report import SkillResult
 
 
 @attrs.frozen(kw_only=True)
@@ -98,59 +97,21 @@ def consolidate_skills(night, tasks: Sequence[SleepTask], docs: Sequence[Doc]) -
 
 
 def _one_skill(night, name: str, group: list[SleepTask], docs: list[Doc]) -> tuple[SkillResult, list[Doc], str]:
-    """One skill's pass through the night's stages: (result, final documents, why the
-    budget stopped it or ''). The main pass's state on ``night`` is left as it was."""
-    from skillopt_sleep.night import Progress, rejected
+    """One skill's pass through the engine (its own run, ``runs/night-NNNN-skill-NAME``):
+    (result, final documents, why the budget stopped it or ''). The main pass's records
+    on ``night`` are left as they were."""
+    from skillopt_sleep.learn import tonight
 
-    saved = (night.progress, night.trials, night.rejected, night.contrast, night.phase_prefix)
-    night.progress, night.trials, night.rejected, night.phase_prefix = Progress(docs=docs), [], [], f"skill:{name}/"
-    spent = ""
+    saved = (night.trials, night.rejected, night.contrast)
+    night.trials, night.rejected = [], []
     try:
-        try:
-            night.learn(group, docs, editable=("skill",))
-            p = night.progress
-            if p.accepted:
-                val = [t for t in group if t.split == "val"]
-                verdict, p.base_val, p.cur_val = night.final_check(val, docs, p.docs)
-                if verdict.accepted:
-                    status = "accepted"
-                    reason = f"{len(p.accepted)} edit(s) passed the {night.opts.gate} gate and the fresh final check"
-                else:
-                    night.rejected += [rejected(e, "final fresh check failed: " + verdict.reason) for e in p.accepted]
-                    p.docs, p.accepted = docs, []
-                    status, reason = "rejected", "the fresh final check did not confirm the gain: " + verdict.reason
-            else:
-                status = "nothing_learned"
-                reason = "no proposed edit passed the gate" if night.trials else "no edit was proposed"
-        except BudgetExceeded as exc:
-            spent = f"budget spent ({exc})"
-            validated = night.progress.accepted
-            status = "accepted" if validated else "budget_stopped"
-            reason = spent + (
-                f"; staging {len(validated)} edit(s) the gate already validated (fresh final check skipped)"
-                if validated
-                else "; nothing was validated"
-            )
-        return _result(night, name, status, reason, group), night.progress.docs, spent
+        out = tonight.run_dir(night, f"-skill-{name}", resume=night.handoff_dir is not None)
+        learned = tonight.learn(night, [t for t in group if t.split != "test"], docs, out, editable=("skill",), prefix=f"skill:{name}/")
+        o = learned.outcome
+        spent = f"budget spent ({o.budget_stop})" if o.budget_stop else ""
+        result = SkillResult(name=name, status=o.status, reason=o.reason, scores=attrs.evolve(learned.scores, baseline_test=None, final_test=None),
+                             per_task=tuple(r for r in learned.per_task if r.split == "val"), trials=tuple(night.trials),
+                             accepted_edits=o.accepted, rejected_edits=tuple(night.rejected))
+        return result, learned.docs, spent
     finally:
-        night.progress, night.trials, night.rejected, night.contrast, night.phase_prefix = saved
-
-
-def _result(night, name: str, status: str, reason: str, group: Sequence[SleepTask]) -> SkillResult:
-    p = night.progress
-    metric = night.metric
-    scores = Scores(
-        metric=metric,
-        baseline_val=p.base_val.evaluation().mean(metric) if p.base_val else None,
-        final_val=p.cur_val.evaluation().mean(metric) if p.cur_val else None,
-    )
-    return SkillResult(
-        name=name,
-        status=status,
-        reason=reason,
-        scores=scores,
-        per_task=tuple(night.scores(list(group), p.base_val, p.cur_val, "val")),
-        trials=tuple(night.trials),
-        accepted_edits=tuple(p.accepted),
-        rejected_edits=tuple(night.rejected),
-    )
+        night.trials, night.rejected, night.contrast = saved

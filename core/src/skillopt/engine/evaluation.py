@@ -129,6 +129,6 @@ class Evaluator:
         self.book.put(key, folder)
         rollouts = self.runner.run(
             tasks, skill, folder, training=False, seed=derive_seed(self.seed, "eval", split), repeats=repeats,
-            label=label or f"{split} eval", client=client,
+            label=label or f"{split} eval", client=client, split=split,
         )
         return to_evaluation(skill, split, rollouts), rollouts

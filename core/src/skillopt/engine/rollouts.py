@@ -151,18 +151,20 @@ class RolloutRunner:
         repeats: int = 1,
         label: str = "rollout",
         client: Any = None,
+        split: str = "",
     ) -> list[Rollout]:
         """One rollout per (task, repeat), in that order; missing ones have status
         ``error`` or ``timeout``. Raises :class:`SystemicFailure` when every one is missing.
-        ``client`` may carry a lane priority (``priority``: 0 = the critical path)."""
+        ``client`` may carry a lane priority (``priority``: 0 = the critical path); ``split``: the
+        evaluation's split name the env sees in its context ('' for train steps)."""
         model = client if client is not None else self.client
         lane = Lane(getattr(model, "priority", 0))
         with self.slots.folder(str(Path(out_dir).absolute()), lane):  # one batch per folder at a time
             return self._run(tasks, skill, out_dir, training=training, seed=seed, repeats=repeats, label=label, model=model,
-                             lane=lane)
+                             lane=lane, split=split)
 
     def _run(self, tasks: list[Task], skill: str, out_dir: Path, *, training: bool, seed: int, repeats: int, label: str,
-             model: Any, lane: Lane) -> list[Rollout]:
+             model: Any, lane: Lane, split: str = "") -> list[Rollout]:
         h = skill_hash(skill)
         log = ItemLog(out_dir / "results.jsonl")
         results: dict[str, Rollout] = log.finished(h, Rollout, "rollout")
@@ -182,7 +184,7 @@ class RolloutRunner:
                     raise Cancelled("run cancelled")
             self._progress(label, total - len(jobs), total)
             awaiting |= self._execute(jobs, skill, h, out_dir, log, training=training, seed=seed, results=results,
-                                      label=label, total=total, model=model, lane=lane)
+                                      label=label, total=total, model=model, lane=lane, split=split)
         ordered = [results[item_key(t.id, r)] for t, r in wanted]
         if awaiting:
             raise AnswersPending(len(awaiting), label)
@@ -201,10 +203,11 @@ class RolloutRunner:
             self.reporter.items(label, done, total)
 
     def _execute(self, jobs: list[tuple[Task, int]], skill: str, h: str, out_dir: Path, log: ItemLog, *, training: bool,
-                 seed: int, results: dict[str, Rollout], label: str, total: int, model: Any, lane: Lane) -> set[str]:
+                 seed: int, results: dict[str, Rollout], label: str, total: int, model: Any, lane: Lane,
+                 split: str = "") -> set[str]:
         """Run ``jobs``; returns the keys of the items that wait for an out-of-band answer."""
         batch = _Batch(self, jobs, skill, h, out_dir, log, training=training, seed=seed, results=results, label=label,
-                       total=total, model=model, lane=lane)
+                       total=total, model=model, lane=lane, split=split)
         with self._waiting_lock:
             self._waiting.add(batch.done_q)
         try:
@@ -293,8 +296,9 @@ class _Batch:
 
     def __init__(self, runner: RolloutRunner, jobs: list[tuple[Task, int]], skill: str, h: str, out_dir: Path, log: ItemLog, *,
                  training: bool, seed: int, results: dict[str, Rollout], label: str, total: int, model: Any,
-                 lane: Lane) -> None:
+                 lane: Lane, split: str = "") -> None:
         self.runner, self.skill, self.h, self.out_dir, self.log, self.lane = runner, skill, h, out_dir, log, lane
+        self.split = split
         self.training, self.seed, self.results, self.label, self.total, self.model = training, seed, results, label, total, model
         self.role, self.stage = model_route(model)
         self.done_q: queue.Queue[_Done | None] = queue.Queue()
@@ -314,7 +318,7 @@ class _Batch:
         runner = self.runner
         return WorkItem(
             ticket=new_ticket(), key=key, task=task, skill=self.skill, repeat=repeat,
-            seed=item_seed(self.seed, task.id, repeat), training=self.training, timeout_s=runner.timeout_s,
+            seed=item_seed(self.seed, task.id, repeat), training=self.training, split=self.split, timeout_s=runner.timeout_s,
             role=self.role, stage=self.stage, workdir=str(self.out_dir / "predictions" / runner._folder(task.id, repeat)),
         )
 

@@ -27,7 +27,7 @@ from skillopt.engine.pool import Search
 from skillopt.engine.progress import NullReporter
 from skillopt.engine.proposals import record_losers
 from skillopt.engine.rejected import for_run as rejected_for_run, remember as remember_rejection, start_line as rejected_line
-from skillopt.engine.rollouts import AnswersPending, RolloutRunner
+from skillopt.engine.rollouts import RolloutRunner
 from skillopt.engine.rundir import GATE_VERDICT, RunDir, write_json
 from skillopt.engine.stages.final_eval import final_eval
 from skillopt.engine.stages.gate import gate
@@ -38,7 +38,7 @@ from skillopt.engine.state import TrainState, adopt_best, adopt_current, current
 from skillopt.engine.step import StepOutcome
 from skillopt.engine.subsets import subset
 from skillopt.envs import Env
-from skillopt.errors import AwaitingAnswer, ConfigError
+from skillopt.errors import ConfigError
 from skillopt.gates import Gate
 from skillopt.policies import EditPolicy
 from skillopt.records import StepAction, skill_hash
@@ -455,15 +455,14 @@ class Trainer(AheadOfTurn):
     def finish(self, run: RunContext, current: str | None, stopped: summaries.Stop | None) -> RunSummary:
         """The final stages (when the run got to its end), then the status, ``summary.json``
         and the final line."""
-        from skillopt.engine.summary import Stop
 
         st = self.state
         final = picked = rechecked = None
         if stopped is None and current is not None:
             try:
                 picked, rechecked, final = self.final_stages(run, current)
-            except (AnswersPending, AwaitingAnswer) as exc:
-                stopped = Stop(status=RunStatus.AWAITING_ANSWERS, reason=str(exc))
+            except Exception as exc:  # noqa: BLE001 - a stop in the final stages (a budget, answers pending); else re-raised
+                stopped = stop_of(exc)
         history = reporting.step_entries(reporting.load_history(self.rundir))
         totals = self.ledger.totals()
         ending = summaries.classify(self.cfg, st, totals, stopped, history)

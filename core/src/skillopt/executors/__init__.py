@@ -43,6 +43,8 @@ class WorkItem:
     seed: int = 0
     #: a train-step rollout (True) or an evaluation
     training: bool = False
+    #: the evaluation's split name (``val``, ``val_recheck``, ``test`` ...; '' for a train step)
+    split: str = ""
     #: seconds the env should give the item (``env.exec_timeout``)
     timeout_s: float = 120.0
     #: the model role whose client runs the item's calls
@@ -143,7 +145,7 @@ def run_item(env: Any, item: WorkItem, model: Any, *, cancel: threading.Event | 
     from skillopt.envs import RolloutContext
     from skillopt.skillfolder.target import for_target
 
-    ctx = RolloutContext(seed=item.seed, training=item.training, workdir=workdir, timeout_s=item.timeout_s,
+    ctx = RolloutContext(seed=item.seed, training=item.training, split=item.split, workdir=workdir, timeout_s=item.timeout_s,
                          repeat=item.repeat, cancel=cancel)
     from skillopt.engine.agent_trace import TraceRecorder
 

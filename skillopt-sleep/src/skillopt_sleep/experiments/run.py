@@ -84,13 +84,13 @@ def _one(persona_name: str, seed: int, root: Path) -> dict:
 def _ungated_test_score(report, project: Path, proposals, clients, opts) -> float:
     """What adopting every proposal without a gate would have scored on the test split."""
     from skillopt_sleep import documents
+    from skillopt_sleep.documents import apply_doc_edits
     from skillopt_sleep.mine.tasks import SleepTask
-    from skillopt_sleep.night import apply_edits
     from skillopt_sleep.replay import replay
 
     tasks = [SleepTask(id=t.id, intent=t.intent, split=t.split, checks=t.checks) for t in report.tasks if t.split == "test"]
     docs = [documents.load(documents.DocTarget(role=t.role, path=Path(t.path))) for t in report.targets]
-    ungated_docs, _ = apply_edits(docs, proposals)
+    ungated_docs, _ = apply_doc_edits(docs, proposals)
     result = replay(tasks, ungated_docs, clients.target, phase="ungated-test", project_name=project.name, seed=opts.seed, salt=2)
     return result.evaluation().mean(opts.gate_metric)
 

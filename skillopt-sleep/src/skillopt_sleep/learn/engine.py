@@ -4,8 +4,9 @@ mean, and one call of :func:`skillopt.api.train` on a :class:`~skillopt_sleep.ni
 What each option becomes: the gate and its settings are the engine's
 (``evaluation.gate*``, with ``--min-val-items`` as ``gate_min_items``, no race and no
 extra looks, as a night never had them); the night's search is ``one-edit`` with one
-step an epoch and as many epochs as ``--edit-budget`` (each step puts the strongest
-edit not tried yet to the gate); the reflection is the ``sleep-rules`` policy over all
+step an epoch and as many epochs as ``--edit-budget``, plus one (each step puts the
+strongest edit not tried yet to the gate; the last one is for all usable edits
+together when none passed alone); the reflection is the ``sleep-rules`` policy over all
 of train at once; the fresh final check is ``evaluation.final_recheck``; the test split,
 when there is one, is the engine's final evaluation. Nothing the engine adds costs a
 night calls it never made: no attribution replays, no slow update, no meta skill.
@@ -27,12 +28,14 @@ from skillopt_sleep.options import SleepOptions
 ALL_AT_ONCE = 100_000
 
 
-def night_config(opts: SleepOptions, *, has_test: bool) -> RunConfig:
+def night_config(opts: SleepOptions, *, has_test: bool, once: bool = True) -> RunConfig:
+    """``once``: the night reflects once (every step is asked to reflect, to hand out the
+    next proposal of its queue); otherwise each step reflects on its own train failures."""
     cfg = RunConfig()
     return attrs.evolve(
         cfg,
-        train=attrs.evolve(cfg.train, num_epochs=max(1, opts.edit_budget), batch_size=ALL_AT_ONCE, seed=opts.seed),
-        gradient=attrs.evolve(cfg.gradient, minibatch_size=ALL_AT_ONCE, failure_only=True),
+        train=attrs.evolve(cfg.train, num_epochs=max(1, opts.edit_budget) + 1, batch_size=ALL_AT_ONCE, seed=opts.seed),
+        gradient=attrs.evolve(cfg.gradient, minibatch_size=ALL_AT_ONCE, failure_only=not once),
         optimizer=attrs.evolve(cfg.optimizer, skill_update_mode="sleep-rules", use_slow_update=False,
                                use_meta_skill=False, rejected_ledger=False),
         evaluation=EvaluationConfig(
@@ -47,16 +50,25 @@ def night_config(opts: SleepOptions, *, has_test: bool) -> RunConfig:
 
 
 def learn(opts: SleepOptions, tasks: Sequence[SleepTask], docs: Sequence[Doc], clients, out_dir: Path, *,
-          reflectors: tuple[str, ...] = ("heuristic",), reporter=None):
-    """Train tonight's documents on ``tasks`` in ``out_dir``; returns the run's summary."""
+          reflectors: tuple[str, ...] = ("heuristic",), reporter=None, rollouts: int = 1,
+          editable: tuple[str, ...] = ("skill", "memory"), once: bool = False):
+    """Train tonight's documents on ``tasks`` in ``out_dir`` (or resume the run there);
+    returns the run's summary. ``rollouts``: train attempts per task (K > 1 with the LLM
+    reflector: contrastive reflection); ``editable``: the document roles it may change;
+    ``once``: a night's single reflection — train replayed once under the starting
+    documents, its proposals tried in order, then all usable ones together (what
+    ``skillopt sleep run`` does: the decisions and the calls of a night as they always
+    were); without it each step replays train under the current documents and reflects
+    on its failures."""
     from skillopt.api import train
     from skillopt_sleep.learn.policy import SleepRules
     from skillopt_sleep.nightenv import NightEnv
 
     project = Path(opts.project_path).name
-    env = NightEnv(tasks, docs, judge=clients.optimizer, project_name=project)
+    env = NightEnv(tasks, docs, judge=clients.optimizer, project_name=project, rollouts=rollouts, seed=opts.seed,
+                   as_night=once)
     policy = SleepRules(tasks=tasks, budget=opts.edit_budget, reflectors=reflectors, project_name=project,
-                        preferences=opts.preferences)
-    cfg = night_config(opts, has_test=any(t.split == "test" for t in tasks))
+                        preferences=opts.preferences, rollouts=rollouts, metric=opts.gate_metric, editable=editable, once=once)
+    cfg = night_config(opts, has_test=any(t.split == "test" for t in tasks), once=once)
     return train(cfg, env, target=clients.target, optimizer=clients.optimizer, out_dir=out_dir, ledger=clients.ledger,
                  policy=policy, reporter=reporter)

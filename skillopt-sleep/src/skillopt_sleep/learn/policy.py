@@ -1,16 +1,24 @@
-"""``sleep-rules``: the no-model reflector as an edit policy of the engine.
+"""``sleep-rules``: a night's reflection as an edit policy of the engine.
 
-It turns a night's failing train replays into rules the developer's repeated
-corrections support (:func:`skillopt_sleep.learn.reflect.heuristic_edits`): no model is
-asked, the ranking is the evidence (most failing tasks and sessions first), and a
-rule already in the documents or rejected by the gate earlier this night is not
-proposed again. A night gives the engine one step per edit to try (``train.num_epochs``,
-one step an epoch, ``optimizer.learning_rate = 1``): each step re-replays train under
-the current documents, proposes, and the gate decides on the strongest edit not tried
-yet. The mined tasks (their lessons) are what it reads, so it is built with them; the skill is a night's folder skill (:mod:`skillopt_sleep.nightenv`), each edit
-aimed at its document's file with ``target_file``. Reflect over all failures at once
-(``gradient.minibatch_size`` at least the train replays): a lesson's support is pooled
-across tasks.
+It turns a night's train replays into rules: the developer's repeated corrections
+(:func:`skillopt_sleep.learn.reflect.heuristic_edits`, no model, the ranking is the
+evidence), and with the LLM reflector the model's proposals interleaved with them —
+or, with ``--dream-rollouts K`` and train tasks whose K attempts disagree, the
+model's reading of GOOD vs BAD attempts (:mod:`skillopt_sleep.learn.contrast`). A
+rule already in the documents or already put to the gate this night is not proposed
+again. A night gives the engine one step per edit to try (``one-edit``). With
+``once`` (``skillopt sleep run``) the night reflects at its first step, on train
+replays made under its starting documents, and each later step hands the gate the
+next proposal of that reflection, in order; without it each step reflects on its own
+train failures. When no single edit passed and more than one could be applied, one
+last step tries all of them together against the unchanged documents.
+
+What it reads and keeps is in the run directory, so a resumed night (a handoff
+round) continues where it stopped: the step's train rollouts (every attempt, the
+passing ones included, which a contrast needs), the edits earlier steps selected
+(tried) and merged (their first-proposed order), and its own record
+(:mod:`skillopt_sleep.learn.record`: each proposal with its evidence, the contrast,
+edits aimed at a read-only document).
 """
 
 from __future__ import annotations
@@ -22,22 +30,29 @@ from typing import Any
 import attrs
 
 from skillopt.api import Edit, EditPolicy, EditResult, Patch, Rollout, Task, apply_edits, hookimpl
+from skillopt_sleep.learn import record
 from skillopt_sleep.mine.tasks import SleepTask
 
-#: the engine's step history line of an edit the gate rejected (``skillopt.engine.buffer``)
-REJECTED_LINE = "- rejected edit: "
+#: train task ids of the K rollouts a contrast needs: ``ID~rK`` (``NightEnv`` splits them back)
+REPEAT_MARK = "~r"
 
 
-def replay_of(rollouts: Sequence[Rollout]):
+def split_id(task_id: str) -> tuple[str, int]:
+    """(the mined task's id, the attempt number) of a train item."""
+    base, mark, n = task_id.rpartition(REPEAT_MARK)
+    return (base, int(n)) if mark and n.isdigit() else (task_id, 0)
+
+
+def replay_of(rollouts: Sequence[Rollout], phase: str = "train"):
     """The engine's scored rollouts as a night's replay result (what the reflector reads)."""
     from skillopt_sleep.replay import Attempt, ReplayResult
 
-    attempts = tuple(
-        Attempt(task_id=r.task_id, repeat=r.repeat, status="error" if r.missing else "ok", hard=r.score.hard,
-                soft=r.score.soft, answer=r.prediction, feedback=r.score.feedback)
-        for r in rollouts
-    )
-    return ReplayResult(phase="train", docs_hash="", docs_text="", attempts=attempts)
+    attempts = []
+    for r in rollouts:
+        task_id, repeat = split_id(r.task_id)
+        attempts.append(Attempt(task_id=task_id, repeat=repeat or r.repeat, status="error" if r.missing else "ok",
+                                hard=r.score.hard, soft=r.score.soft, answer=r.prediction, feedback=r.score.feedback))
+    return ReplayResult(phase=phase, docs_hash="", docs_text="", attempts=tuple(attempts))
 
 
 def docs_for(skill: str):
@@ -51,60 +66,105 @@ def docs_for(skill: str):
 
 
 def summary_of(edit: Edit) -> str:
-    """How the engine's step history names an edit (``skillopt.engine.buffer.summarise_edit``)."""
-    target = f" @ {edit.target[:80]!r}" if edit.target else ""
-    where = f" [{edit.target_file}]" if edit.target_file else ""
-    return f"{edit.op}{where}{target}: {edit.content[:160]!r}"
-
-
-def rejected_in(history: str) -> set[str]:
-    return {line[len(REJECTED_LINE):] for line in history.splitlines() if line.startswith(REJECTED_LINE)}
+    """An edit's identity within a night (op, file, anchor, text)."""
+    return f"{edit.op}\x1f{edit.target_file}\x1f{edit.target}\x1f{edit.content}"
 
 
 class SleepRules(EditPolicy):
-    """Rules from the developer's repeated corrections (skillopt sleep's no-model reflector)."""
+    """Rules from the developer's repeated corrections (skillopt sleep's reflection)."""
 
     name = "sleep-rules"
     summary = "rules from repeated corrections in your own sessions (no model; skillopt sleep)"
     edits_skill = True
 
-    def __init__(self, settings=None, *, tasks: Sequence[SleepTask] = (), tried: Sequence[Edit] = (), budget: int = 4,
-                 reflectors: tuple[str, ...] = ("heuristic",), project_name: str = "", preferences: str = ""):
-        """``tried``: edits an earlier process of the same night already put to the gate;
-        ``budget``: proposals a reflection makes (``--edit-budget``); ``reflectors``:
+    def __init__(self, settings=None, *, tasks: Sequence[SleepTask] = (), budget: int = 4,
+                 reflectors: tuple[str, ...] = ("heuristic",), project_name: str = "", preferences: str = "",
+                 rollouts: int = 1, metric: str = "mixed", editable: tuple[str, ...] = ("skill", "memory"),
+                 once: bool = False):
+        """``budget``: proposals a reflection makes (``--edit-budget``); ``reflectors``:
         ``heuristic`` and/or ``llm`` (the night's model reflector, asked through the
-        optimizer client with the night's own prompt, its edits interleaved with the rules)."""
+        optimizer client with the night's own prompt, its edits interleaved with the
+        rules); ``rollouts``: train attempts per task (K > 1: contrastive reflection);
+        ``editable``: the document roles this pass may change (a fan-out pass: the skill);
+        ``once``: reflect at the first step only; later steps hand out its proposals in order."""
         super().__init__(settings)
         self.tasks = tuple(tasks)
         self.budget = budget
         self.reflectors = tuple(reflectors)
         self.project_name = project_name
         self.preferences = preferences
+        self.rollouts = rollouts
+        self.metric = metric
+        self.editable = tuple(editable)
+        self.once = once
         #: edits selected for a gate this night (an accepted one is in the documents, a rejected one is not tried again)
-        self.tried: set[str] = {summary_of(e) for e in tried}
+        self.tried: set[str] = set()
         #: every proposal in the order first proposed: a night tries its first reflection's proposals in their
         #: order (the rules and the model's interleaved), then what later reflections add
-        self.order: dict[str, int] = {summary_of(e): i for i, e in enumerate(tried)}
+        self.order: dict[str, int] = {}
+        self.bundled = False
+
+    # ------------------------------------------------------------------ reflect
 
     def reflect(self, ctx, rollouts: list[Rollout], tasks: dict[str, Task], kind: str) -> Patch:
-        from skillopt_sleep.learn.reflect import heuristic_edits, llm_edits, merge
+        from skillopt_sleep.learn.reflect import heuristic_edits, merge, one_offs
         from skillopt_sleep.nightenv import FILE_OF
+        from skillopt_sleep.redaction import clip
 
-        if kind != "failure" or not self.tasks:
-            return Patch(source_type=kind, reasoning="nothing to learn from" if self.tasks else "no mined tasks given")
-        n = self.budget + len(self.tried)  # room for the proposals already tried, which select leaves out
-        wanted = {r.task_id for r in rollouts}
-        tasks, train, docs = [t for t in self.tasks if t.id in wanted], replay_of(rollouts), docs_for(ctx.skill)
-        rules = heuristic_edits(tasks, train, docs, n) if "heuristic" in self.reflectors else []
-        asked: list = []
-        if "llm" in self.reflectors:
-            asked, note = llm_edits(ctx.client, tasks, train, docs, n, self.project_name, self.preferences)
-            if note:
-                ctx.note(note)
+        run_dir = Path(ctx.config.out_dir)
+        rollouts = record.train_rollouts(run_dir, ctx.skill) or rollouts  # every attempt of the step, passing ones too
+        lead = "failure" if any(r.failed for r in rollouts if not r.missing) or not self.once else "success"
+        if kind != lead or not self.tasks:  # one reflection a step, whichever minibatch kind the step has
+            return Patch(source_type=kind, reasoning="reflected in the step's other minibatch" if self.tasks else
+                         "no mined tasks given")
+        earlier = record.merged_edits(run_dir)  # the night's queue: a proposal stays until the gate has seen it
+        if self.once and record.reflected(run_dir):  # a night reflects once, on its train replays; later steps work through the queue
+            return Patch(edits=tuple(earlier), source_type="failure", reasoning="the night's proposals not tried yet")
+        n = self.budget + len(self.tried_in(run_dir))  # room for the proposals already tried, which select leaves out
+        train = replay_of(rollouts)
+        wanted = {a.task_id for a in train.attempts}
+        tasks_, docs = [t for t in self.tasks if t.id in wanted], docs_for(ctx.skill)
+        rules, notes = [], []
+        if self.preferences and "llm" not in self.reflectors:
+            notes.append("--preferences unused: they are shown to a model reflector, and tonight's reflection used none")
+        if "heuristic" in self.reflectors:
+            rules = heuristic_edits(tasks_, train, docs, n)
+            alone = one_offs(tasks_, train)
+            if alone:
+                notes.append(f"{len(alone)} lesson(s) taught by one session only, left alone: "
+                             + "; ".join(clip(lesson.text, 80) for lesson in alone[:3]))
+        asked = self._ask(run_dir, ctx.client, tasks_, train, docs, n, notes) if "llm" in self.reflectors else []
         proposed = merge(rules, asked, n)
-        edits = tuple(attrs.evolve(p.edit, target_file=FILE_OF[p.doc]) for p in proposed)
+        editable = [p for p in proposed if p.doc in self.editable]
+        record.add_proposals(run_dir, proposed, readonly=[p for p in proposed if p.doc not in self.editable])
+        record.add_notes(run_dir, notes, reflected=True)
+        edits = tuple(attrs.evolve(p.edit, target_file=FILE_OF[p.doc]) for p in editable)
         return Patch(edits=edits, source_type="failure", reasoning=f"{len(edits)} proposal(s): rules from repeated "
                      f"corrections{' and the model reflector' if asked else ''}")
+
+    def _ask(self, run_dir: Path, client, tasks, train, docs, n: int, notes: list[str]) -> list:
+        """The model's proposals: from contrasts when K rollouts disagree, else the normal reflection."""
+        from skillopt_sleep.learn.contrast import contrastive_edits
+        from skillopt_sleep.learn.reflect import llm_edits
+        from skillopt_sleep.report import ContrastRow, ContrastSummary
+
+        asked: list = []
+        if self.rollouts > 1:
+            asked, note, shown = contrastive_edits(client, tasks, train, docs, n, self.project_name, self.metric,
+                                                   self.preferences)
+            record.set_contrast(run_dir, ContrastSummary(
+                rollouts=self.rollouts, edits=len(asked),
+                tasks=tuple(ContrastRow(id=c.task.id, spread=round(c.spread, 4), good=c.good.repeat, bad=c.bad.repeat)
+                            for c in shown)))
+            if note:
+                notes.append(note)
+            elif not shown:
+                notes.append(f"no train task varied across its {self.rollouts} rollouts; normal reflection used")
+        if not asked:  # no task varied across its rollouts (or nothing came of it): the normal reflection
+            asked, note = llm_edits(client, tasks, train, docs, n, self.project_name, self.preferences)
+            if note:
+                notes.append(note)
+        return asked
 
     def merge(self, ctx, patches: list[Patch], kind: str) -> Patch:
         seen, edits = set(), []
@@ -115,17 +175,42 @@ class SleepRules(EditPolicy):
         return Patch(edits=tuple(edits), source_type="failure" if kind in ("failure", "final") else "success",
                      reasoning="no merge call needed", merge_level=max((p.merge_level for p in patches), default=0) + 1)
 
+    # ------------------------------------------------------------------ select
+
+    def tried_in(self, run_dir: Path) -> set[str]:
+        """Edits this night already put to the gate (this process's and, on a resume, the run directory's)."""
+        return self.tried | {summary_of(e) for e in record.selected_edits(run_dir)}
+
     def select(self, ctx, patch: Patch, budget: int | None) -> tuple[Patch, dict[str, Any]]:
-        """The strongest edits first, leaving out the ones already put to the gate this night."""
-        done = self.tried | rejected_in(ctx.step_history)
-        for edit in patch.edits:
+        """The strongest edit not put to the gate yet; when none is left, nothing passed
+        and more than one could be applied, all of those together (once)."""
+        run_dir = Path(ctx.config.out_dir)
+        done = self.tried_in(run_dir)
+        for edit in (*record.merged_edits(run_dir), *patch.edits):
             self.order.setdefault(summary_of(edit), len(self.order))
         fresh = sorted((i for i, e in enumerate(patch.edits) if summary_of(e) not in done),
                        key=lambda i: self.order[summary_of(patch.edits[i])])
         kept = fresh[:budget] if budget is not None else fresh
+        if not kept:
+            bundle = self._bundle(ctx.skill, run_dir)
+            if bundle:
+                return attrs.evolve(patch, edits=tuple(bundle)), {"ranking": "all usable edits together",
+                                                                   "bundle": len(bundle), "tried_before": len(patch.edits)}
         self.tried.update(summary_of(patch.edits[i]) for i in kept)
         details = {"ranking": "by evidence (no model)", "selected_indices": kept, "tried_before": len(patch.edits) - len(fresh)}
         return attrs.evolve(patch, edits=tuple(patch.edits[i] for i in kept)), details
+
+    def _bundle(self, skill: str, run_dir: Path) -> list[Edit]:
+        """The edits tried one by one this night, when none was kept and more than one changed the skill."""
+        steps = record.selected_by_step(run_dir)
+        if self.bundled or any(len(edits) > 1 for edits in steps.values()):
+            return []  # tried already
+        accepted = record.accepted_steps(run_dir)
+        if accepted:
+            return []
+        usable = [e for edits in steps.values() for e in edits if apply_edits(skill, [e])[0] != skill]
+        self.bundled = True
+        return usable if len(usable) > 1 else []
 
     def apply(self, ctx, skill: str, patch: Patch) -> tuple[str, list[EditResult], dict[str, Any]]:
         new, results = apply_edits(skill, patch.edits)
