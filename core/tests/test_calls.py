@@ -111,6 +111,59 @@ def test_cost_budget_uses_priced_usage():
         client.complete(request("again"))
 
 
+def _spend_concurrently(ledger: Ledger, workers: int, price: float) -> int:
+    """``workers`` threads each sending calls until the budget stops them; the calls overlap
+    (each reply waits until every worker has sent once), as a run's rollout threads do."""
+    import threading
+    import time
+
+    from skillopt.records import Usage
+
+    sent, lock, first_wave = [0], threading.Lock(), threading.Barrier(workers)
+
+    def work() -> None:
+        waited = False
+        while True:
+            try:
+                ledger.begin(role="target", stage="rollout")
+            except BudgetExceeded:
+                return
+            with lock:
+                sent[0] += 1
+            if not waited:
+                first_wave.wait()
+                waited = True
+            time.sleep(0.005)
+            ledger.record(role="target", stage="rollout", usage=Usage(), cost_usd=price, cached=False)
+
+    threads = [threading.Thread(target=work) for _ in range(workers)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    return sent[0]
+
+
+def test_calls_in_flight_do_not_overshoot_the_cost_budget():
+    """4 workers at $0.01 a call and max_cost_usd=0.045: the budget is crossed by the 5th
+    call, and no call is sent while those in flight could cross it (before: 7 or 8 calls)."""
+    ledger = Ledger(max_cost_usd=0.045)
+    assert _spend_concurrently(ledger, 4, 0.01) == 5
+    assert ledger.totals().cost_usd == pytest.approx(0.05)
+
+
+def test_a_call_abandoned_in_flight_frees_its_place():
+    ledger = Ledger(max_cost_usd=0.025)
+    for _ in range(2):
+        ledger.begin(role="target", stage="rollout")
+    from skillopt.records import Usage
+
+    ledger.record(role="target", stage="rollout", usage=Usage(), cost_usd=0.01, cached=False)
+    ledger.abandon(role="target", stage="rollout")  # the other one died without a reply
+    ledger.begin(role="target", stage="rollout")  # $0.01 spent, nothing in flight: sent at once
+    assert ledger.totals().requests == 3
+
+
 def test_rate_limit_is_retried_after_the_advertised_delay():
     delays = []
     backend = ScriptedBackend(script=sequence(RateLimitError("429", retry_after=1.0), RateLimitError("429", retry_after=1.0), "ok"))

@@ -114,16 +114,32 @@ class UsageJournal:
             self._fh = None
 
 
+#: longest a request waits for the calls in flight to report their cost (a slot left open by
+#: a call that died without a word must not hold the run for ever)
+MAX_COST_WAIT_S = 60.0
+
+
 class Ledger:
     """Counts requests, replies, tokens and USD per ``role/stage`` and per scope (a
     training step); raises :class:`BudgetExceeded` instead of sending a request once a
-    limit is reached. Cache hits are counted but cost nothing."""
+    limit is reached. Cache hits are counted but cost nothing.
+
+    A call's cost is known only when its reply is: with ``max_cost_usd`` set, a request
+    that, with the calls still in flight (each counted at the dearest call seen so far),
+    could cross the budget waits for them to report first. Without that, every worker
+    busy when the budget ran out overshot it by one call each (4 workers at $0.01 a call
+    and ``max_cost_usd=0.045``: 7 calls paid instead of 5)."""
 
     def __init__(self, *, max_cost_usd: float | None = None, max_calls: int | None = None, max_tokens: int | None = None) -> None:
         self.max_cost_usd = max_cost_usd
         self.max_calls = max_calls
         self.max_tokens = max_tokens
         self._lock = threading.Lock()
+        self._reported = threading.Condition(self._lock)
+        #: requests sent whose reply (and cost) has not come back yet, in this process
+        self._open = 0
+        #: the dearest call seen: what a call in flight may still cost
+        self._dearest = 0.0
         self._stages: dict[str, dict[str, float]] = defaultdict(dict)
         self._scopes: dict[str, dict[str, dict[str, float]]] = defaultdict(lambda: defaultdict(dict))
         self._journal: UsageJournal | None = None
@@ -206,11 +222,39 @@ class Ledger:
 
     def begin(self, *, role: str, stage: str, scope: str | None = None) -> None:
         """Reserve one request (raises :class:`BudgetExceeded` when none is left)."""
+        import time
+
         with self._lock:
-            reason = self._exhausted()
-            if reason:
-                raise BudgetExceeded(reason)
+            deadline = time.monotonic() + MAX_COST_WAIT_S
+            while True:
+                reason = self._exhausted()
+                if reason:
+                    raise BudgetExceeded(reason)
+                left = deadline - time.monotonic()
+                if not self._may_cross() or left <= 0:
+                    break
+                self._reported.wait(min(left, 1.0))
+            self._open += 1
             self._log(["b", f"{role}/{stage}", self.scope if scope is None else scope])
+
+    def _may_cross(self) -> bool:
+        """Whether the calls in flight, at the dearest price seen, could spend the cost budget."""
+        if self.max_cost_usd is None or not self._open:
+            return False
+        spent = sum(values.get("cost_usd", 0.0) for values in self._stages.values())
+        return spent + self._open * self._dearest >= self.max_cost_usd
+
+    def _settle(self, cost: float | None = None) -> None:
+        """One request in flight came back (caller holds the lock)."""
+        self._open = max(0, self._open - 1)
+        self._dearest = max(self._dearest, cost or 0.0)
+        self._reported.notify_all()
+
+    def abandon(self, *, role: str, stage: str, scope: str | None = None) -> None:
+        """A request begun is gone without a reply or a backend error (the run is cancelled,
+        or the process is stopping): it is no longer in flight."""
+        with self._lock:
+            self._settle()
 
     def record(self, *, role: str, stage: str, usage: Usage, cost_usd: float | None, cached: bool, truncated: bool = False,
                scope: str | None = None) -> None:
@@ -222,10 +266,12 @@ class Ledger:
                 self._log(["h", key, scope, usage.prompt_tokens + usage.completion_tokens, cost_usd])
             else:
                 self._log(["ok", key, scope, usage.prompt_tokens, usage.completion_tokens, cost_usd, int(truncated)])
+                self._settle(cost_usd)
 
     def record_attempt_failure(self, *, role: str, stage: str, scope: str | None = None) -> None:
         with self._lock:
             self._log(["x", f"{role}/{stage}", self.scope if scope is None else scope])
+            self._settle()
 
     def record_failure(self, *, role: str, stage: str, scope: str | None = None) -> None:
         """A logical call failed for good (after retries or schema re-asks)."""

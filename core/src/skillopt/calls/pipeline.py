@@ -251,6 +251,9 @@ class ModelClient:
                     except BackendError:
                         self.ledger.record_attempt_failure(role=self.role, stage=label, scope=scope)
                         raise
+                    except BaseException:
+                        self.ledger.abandon(role=self.role, stage=label, scope=scope)
+                        raise
                     latency = time.monotonic() - started
             except BackendError as exc:
                 if not exc.retryable or attempt >= self.retry.max_retries:

@@ -144,6 +144,9 @@ class _LedgerLink:
     def record_failure(self, *, role: str, stage: str, scope: str | None = None) -> None:
         self.link.call("record_failure", self.ticket, role, stage)
 
+    def abandon(self, *, role: str, stage: str, scope: str | None = None) -> None:
+        self.link.call("abandon", self.ticket, role, stage)
+
 
 class _CacheLink:
     """The call cache a worker's client reads and fills: the driver's, through the link."""
@@ -382,6 +385,8 @@ class CallHost:
             return ledger.record_attempt_failure(role=args[0], stage=args[1], scope=scope)
         if op == "record_failure":
             return ledger.record_failure(role=args[0], stage=args[1], scope=scope)
+        if op == "abandon":
+            return ledger.abandon(role=args[0], stage=args[1], scope=scope)
         if op == "cache_get":
             return client.cache.get(args[0]) if client.cache is not None else None
         if op == "cache_put":
