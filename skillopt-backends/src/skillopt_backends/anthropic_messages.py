@@ -40,7 +40,6 @@ from skillopt_backends.errors import ErrorContext, classify_anthropic, malformed
 from skillopt_backends.http_pool import shared_http_client
 from skillopt_backends.inflight import InflightCalls
 from skillopt_backends.messages import anthropic_messages
-from skillopt_backends.warm import warm_up
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 TOOL_NAME = "reply"
@@ -86,9 +85,7 @@ class AnthropicBackend(Backend):
         self.caps: ClaudeCaps = claude_caps_for(self.model_name, dict(settings.options), role_path=f"model.{settings.role}")
         self._client: Any = None
         self._client_lock = threading.Lock()
-        self._closed = False
         self._calls = InflightCalls(self.name)
-        self._warm_up = warm_up(self._warm_client, name=self.name)  # see skillopt_backends.warm
 
     def endpoint(self) -> str:
         return (self.settings.base_url or os.environ.get("ANTHROPIC_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
@@ -199,28 +196,16 @@ class AnthropicBackend(Backend):
     def _get_client(self) -> Any:
         with self._client_lock:
             if self._client is None:
-                self._client = self._new_client()
+                import anthropic
+
+                self._client = anthropic.Anthropic(
+                    api_key=self.key.value,
+                    base_url=self.endpoint(),
+                    max_retries=0,
+                    timeout=self.settings.timeout_s,
+                    http_client=shared_http_client("anthropic"),
+                )
             return self._client
-
-    def _new_client(self) -> Any:
-        import anthropic
-
-        return anthropic.Anthropic(
-            api_key=self.key.value,
-            base_url=self.endpoint(),
-            max_retries=0,
-            timeout=self.settings.timeout_s,
-            http_client=shared_http_client("anthropic"),
-        )
-
-    def _warm_client(self) -> None:
-        """The client, built ahead of the first call (never after :meth:`close`), and its
-        Messages resource (a cached property whose first use imports its module)."""
-        with self._client_lock:
-            if self._closed or self._client is not None:
-                return
-            client = self._client = self._new_client()
-        client.messages  # noqa: B018 - touched for its import, see above
 
     def close(self) -> None:
         """Release callers waiting on a call (they get :class:`Cancelled`); the shared
@@ -228,7 +213,6 @@ class AnthropicBackend(Backend):
         self._calls.cancel_all()
         with self._client_lock:
             self._client = None
-            self._closed = True
 
     def error_context(self, timeout: float | None = None) -> ErrorContext:
         return ErrorContext(

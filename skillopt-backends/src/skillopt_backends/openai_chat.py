@@ -5,8 +5,7 @@ A subclass says how to build the SDK client and how to price an answer; this cla
 phrases the request from the model's :class:`~skillopt_backends.capabilities.WireCaps`
 and turns the reply or the SDK exception into records. The SDK client is built once
 per backend with ``max_retries=0`` (the call pipeline retries; stacking the SDK's own
-retries on top multiplied upstream's waits) and is shared by all threads. Its build
-starts in the background as soon as the backend exists (:mod:`skillopt_backends.warm`).
+retries on top multiplied upstream's waits) and is shared by all threads.
 """
 
 from __future__ import annotations
@@ -22,7 +21,6 @@ from skillopt_backends.credentials import KeySpec, ResolvedKey, display_url
 from skillopt_backends.errors import ErrorContext, classify_openai, malformed_response
 from skillopt_backends.inflight import InflightCalls
 from skillopt_backends.messages import openai_messages, schema_instruction
-from skillopt_backends.warm import warm_up
 
 SCHEMA_NAME = "reply"
 
@@ -57,9 +55,7 @@ class OpenAIChatBackend(Backend):
         self.extra_body: dict[str, Any] = self._extra_body()
         self._client: Any = None
         self._client_lock = threading.Lock()
-        self._closed = False
         self._calls = InflightCalls(self.name)
-        self._warm_up = warm_up(self._warm_client, name=self.name)
 
     # ------------------------------------------------------------ subclass hooks
 
@@ -126,7 +122,6 @@ class OpenAIChatBackend(Backend):
         self._calls.cancel_all()
         with self._client_lock:
             self._client = None
-            self._closed = True
 
     # ------------------------------------------------------------ request / reply
 
@@ -205,16 +200,6 @@ class OpenAIChatBackend(Backend):
             if self._client is None:
                 self._client = self._new_client()
             return self._client
-
-    def _warm_client(self) -> None:
-        """The client, built ahead of the first call (never after :meth:`close`), and its
-        Chat Completions resource: ``client.chat`` is a cached property whose first use
-        imports its module, under a lock the first wave's threads would queue on."""
-        with self._client_lock:
-            if self._closed or self._client is not None:
-                return
-            client = self._client = self._new_client()
-        client.chat.completions  # noqa: B018 - touched for its import, see above
 
     def error_context(self, timeout: float | None = None) -> ErrorContext:
         return ErrorContext(
