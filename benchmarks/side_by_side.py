@@ -17,7 +17,10 @@ Latency settings: a number is a fixed per-call latency in seconds; ``realistic``
 lognormal model per call kind (``target=1.0:0.6,optimizer=6:0.5``: median seconds and sigma), with
 the same latency seed for both sides of a round.
 
-Each round holds ``--lock`` (flock) for its runs, so no test suite shares the CPU with them.
+Each round holds ``--lock`` (flock) for its runs, so no test suite shares the CPU with them; each
+run's line says the load average when it started. ``PYTHONDONTWRITEBYTECODE`` is removed from the
+runs' environment (as ``cli_start.py`` does): set, it has every module of an editable install compiled
+again on each start, which no installed copy does.
 
 Metrics (per run): wall (process start to exit), start -> first request, request span,
 exit after the last response, client CPU (user, user + sys, of the training process and its
@@ -86,6 +89,9 @@ class Side:
 
     def command(self, run: Path, url: str, split: Path) -> tuple[list[str], dict[str, str], Path]:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
+        # each side's own sources are editable installs: without bytecode caching they are compiled again
+        # on every start (0.2-0.3 s of ours on this machine), which an installed copy never does
+        env.pop("PYTHONDONTWRITEBYTECODE", None)
         if self.kind == "upstream":
             assert self.checkout is not None
             options = [o.format(split=split, out=run / "out") for o in UPSTREAM_OPTIONS]
@@ -309,11 +315,14 @@ def main() -> None:
             with held(a.lock):
                 for side in order:
                     tag = latency.replace(".", "")
+                    load = os.getloadavg()[0]
                     got = run_once(side, base / f"{side.name}_lat{tag}_r{i}", kit, latency, seed=i,
                                    dump=a.prefix_cache and i == 1)
+                    got["load_1min"] = round(load, 2)
                     runs[side.name].append(got)
-                    print(f"latency {latency} round {i} {side.name}: wall {got['wall_s']} s, rc {got['rc']}, "
-                          f"waves {got['waves']}, calls {got['calls']}", file=sys.stderr, flush=True)
+                    print(f"latency {latency} round {i} {side.name}: wall {got['wall_s']} s, first request "
+                          f"{got.get('first_request_s')} s, rc {got['rc']}, waves {got['waves']}, calls {got['calls']}, "
+                          f"load {load:.2f}", file=sys.stderr, flush=True)
         result = summarise(latency, runs["upstream"], {s.name: runs[s.name] for s in ours})
         results.append(result)
         print_table(result, [s.name for s in ours])
