@@ -10,7 +10,10 @@ kills walks through the run. ``apply:N`` dies in the N-th call to the edit polic
 ``SKILLOPT_TEST_STRATEGY``, ``SKILLOPT_TEST_PROPOSALS``, ``SKILLOPT_TEST_SAMPLER``,
 ``SKILLOPT_TEST_SELECT`` and ``SKILLOPT_TEST_SELECTION`` set ``search.strategy``,
 ``search.proposals``, ``search.sampler``, ``search.select`` and
-``evaluation.selection_split``.
+``evaluation.selection_split``. ``SKILLOPT_TEST_HOLD_GATE=1`` runs the strict gate with
+a worker per val item and holds step 1's candidate val answers that come after its first
+right one until a train rollout under a trained skill is asked (:func:`held_target`), so
+a kill in step 2's first rollouts strikes while step 1's gate still has answers out.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+import threading
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -44,6 +48,34 @@ class KillingLedger(Ledger):
         return super().begin(role=role, stage=stage, **kw)
 
 
+def held_target():
+    """The toy target, except that once a trained skill (one holding a rule) was right on
+    one val item, its other val answers wait (up to 10 s) until a train item is asked
+    under a trained skill: the strict gate is settled by that first right answer (the
+    initial skill scores 0), so the next step's rollouts must start while these wait."""
+    from toy import ToyEnv, toy_target
+
+    train_words = {t.inputs["word"] for t in ToyEnv(ToyEnv.Config()).tasks("train")}
+    lock, trained_rollout, right = threading.Lock(), threading.Event(), []
+
+    def script(request):
+        trained = "RULE-" in request.messages[0].content
+        is_train = request.messages[-1].content.rsplit("Word: ", 1)[-1].strip() in train_words
+        answer = toy_target(request)
+        if trained and is_train:
+            trained_rollout.set()
+        elif trained and not trained_rollout.is_set():
+            with lock:  # in arrival order: the first right answer goes through, every later one waits
+                hold = bool(right)
+                if answer != "no idea":
+                    right.append(answer)
+            if hold:
+                trained_rollout.wait(10)
+        return answer
+
+    return script
+
+
 def build(out: Path):
     folder = os.environ.get("SKILLOPT_TEST_FOLDER", "")  # a folder skill (toy.write_toy_folder) to train instead
     if folder:
@@ -54,10 +86,14 @@ def build(out: Path):
         script, env = epoch_script(), {"n_val": 16}  # enough val items for the paired gate to accept a two-rule step
         if os.environ.get("SKILLOPT_TEST_SELECTION"):
             env = {"n_val": 24}  # a third held out for the final pick leaves the gate 16
+    hold = os.environ.get("SKILLOPT_TEST_HOLD_GATE") == "1"
+    if hold:
+        env = {**env, "workers": 24}
     trainer = make_trainer(
         out,
         ledger=KillingLedger(),
         optimizer_script=script,
+        target_script=held_target() if hold else None,
         train={"num_epochs": 2, "batch_size": 8},
         env=env,
         optimizer={"use_slow_update": True, "use_meta_skill": True, "slow_update_samples": 6, "learning_rate": 2,
@@ -66,7 +102,7 @@ def build(out: Path):
                 "proposals": int(os.environ.get("SKILLOPT_TEST_PROPOSALS", "1")),
                 "sampler": os.environ.get("SKILLOPT_TEST_SAMPLER", "minibatches"),
                 "select": os.environ.get("SKILLOPT_TEST_SELECT", "best")},
-        evaluation={"selection_split": os.environ.get("SKILLOPT_TEST_SELECTION", "")},
+        evaluation={"selection_split": os.environ.get("SKILLOPT_TEST_SELECTION", ""), **({"gate": "strict"} if hold else {})},
     )
     if KILL.startswith("apply:"):
         applies = {"n": 0}

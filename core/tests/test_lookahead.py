@@ -123,8 +123,10 @@ def test_the_baseline_runs_beside_step_one(tmp_path):
 
 
 def test_an_accepted_steps_attribution_runs_beside_the_next_step(tmp_path):
-    trainer, env = waiting_trainer(tmp_path, ("attribution", "val", False), ("rollout", "train", True), num_epochs=1,
-                                   evaluation={"gate": "strict"}, optimizer={"learning_rate": 1, "min_learning_rate": 1})
+    # two edits a step: leaving one out keeps the other rule (a step of one edit needs no
+    # attribution rollout: without its edit the skill is the current one, already scored)
+    trainer, env = waiting_trainer(tmp_path, ("attribution", "val", True), ("rollout", "train", True), num_epochs=1,
+                                   evaluation={"gate": "strict"}, optimizer={"learning_rate": 2, "min_learning_rate": 2})
     trainer.train()
     assert env.waits == [True]  # step 1's attribution waited for (and saw) rollouts of step 2
     assert (tmp_path / "steps" / "step_0001" / "attribution.json").exists()
@@ -136,7 +138,9 @@ def test_an_outage_beside_a_deferred_commit_stops_as_the_chain_would(tmp_path):
 
     def target(request):
         if "RULE-" in request.messages[0].content and "Puzzle kind" in request.messages[-1].content:
-            if target.step2.is_set():
+            # step 2's rollouts may start while step 1's gate still has answers out (its
+            # decision settled): the outage hits the rollouts, as in the chain's order
+            if target.step2.is_set() and request.messages[-1].content.rsplit("Word: ", 1)[-1].strip() in TRAIN_WORDS:
                 raise TransientError("HTTP 503 from the provider", backend="scripted")
         return toy_target(request)
 
@@ -159,6 +163,10 @@ def test_an_outage_beside_a_deferred_commit_stops_as_the_chain_would(tmp_path):
         results[name] = (summary.status.value, summary.stopped_reason, outcome_state(tmp_path / name))
     assert results["ahead"] == results["chain"]
     assert results["ahead"][0] == "provider_outage" and results["ahead"][2]["last_completed_step"] == 1
+
+
+#: the toy's train words (no val or test item uses one): a request for a train item
+TRAIN_WORDS = {t.inputs["word"] for t in ToyEnv(ToyEnv.Config()).tasks("train")}
 
 
 def outcome_state(out):

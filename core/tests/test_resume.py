@@ -111,6 +111,26 @@ def test_eleven_kills_in_every_stage_and_both_epochs_end_as_an_uninterrupted_run
     assert 0 <= extra <= 4 * len(kills)
 
 
+def test_a_kill_in_the_next_steps_rollouts_while_the_gate_has_answers_out_resumes_exactly(tmp_path, monkeypatch):
+    """Step 1's strict gate is settled by its first right answer; its later val answers
+    are held until step 2's rollouts start (resume_worker.held_target). Killed at step 2's
+    first rollout request, step 1's gate has no result yet and step 2 has begun: the
+    resumed run ends as the uninterrupted one."""
+    monkeypatch.setenv("SKILLOPT_TEST_HOLD_GATE", "1")
+    reference = tmp_path / "reference"
+    assert run(reference) == 0
+    resumed = tmp_path / "resumed"
+    assert run(resumed, "target/rollout:9") == DIED  # step 1 rolled out 8 items: the 9th request is step 2's
+    assert not (resumed / "steps" / "step_0001" / "gate" / "result.json").exists()  # the gate had answers out
+    assert (resumed / "steps" / "step_0001" / "gate" / "results.jsonl").read_text().strip()  # and some in
+    assert run(resumed, "target/rollout:12") == DIED  # again, once step 2's rollouts have answers saved
+    assert run(resumed) == 0
+    assert outcome(resumed) == outcome(reference)
+    lines = [tuple(json.loads(line)[:3]) for line in (reference / "usage.jsonl").read_text().splitlines()]
+    started = lines.index(("b", "target/rollout", "step 2"))
+    assert ("ok", "target/gate", "step 1") in lines[started:]  # step 1's gate answered beside step 2's rollouts
+
+
 def test_resume_after_completion_is_a_no_op(tmp_path):
     assert run(tmp_path) == 0
     before = outcome(tmp_path)

@@ -113,7 +113,8 @@ HELP = {
     "evaluation.gate_min_items": "fewest val items valid on both sides for a decision (0 = half of them); fewer is no decision",
     "evaluation.gate_min_margin": "minimum gain over the current skill to accept",
     "evaluation.attribution_rollouts": "after an accepted step, val rollouts spent finding which edit changed which "
-                                       "item (leave-one-out on the flipped items; 0 = off)",
+                                       "item (leave-one-out on the flipped items; a leave-one-out skill the gate already scored, as in a step of one "
+                                       "edit, costs none; 0 = off)",
     "evaluation.gate_race_rounds": "paired gate: the candidate's first pass runs in this many rounds of val items, "
                                    "stopping early on a clear loser or winner (1 = every item at once; a round is at least max(8, env.workers) items)",
     "evaluation.gate_race_futility": "paired gate: an early round rejects when the candidate is worse with a one-sided "
@@ -141,7 +142,7 @@ HELP = {
     "env.max_completion_tokens": "max tokens of a target reply (None = the env's default)",
     "engine.executor": "where rollouts run: threads (built in, this process) or an installed executor such as ray (skillopt-executors-ray, docs/ray.md); a run may resume under another",
     "engine.ray_address": "Ray cluster of the ray executor: '' = start a local Ray, auto = the cluster this machine joined (ray start), ray://HOST:10001 = a remote one",
-    "engine.lookahead": "start work as soon as its inputs exist (the baseline beside step 1's rollouts, attribution beside the next step, the final tests once the last step is decided): same results, fewer sequential waves; off under a hard budget",
+    "engine.lookahead": "start work as soon as its inputs exist (the baseline beside step 1's rollouts, the next step's rollouts once the gate's decision is settled by the val answers in hand, attribution beside the next step, the final tests once the last step is decided): same results, fewer sequential waves; off under a hard budget",
     "gates": "typed settings of gate plugins, [gates.NAME] (the selected gate's defaults filled in)",
     "edit_policies": "typed settings of edit-policy plugins, [edit_policies.NAME] (the selected policy's defaults filled in)",
     "backends": "typed settings of backend plugins, [backends.NAME]",

@@ -276,9 +276,10 @@ class EngineConfig:
     #: Ray cluster of the ``ray`` executor: '' = start a local Ray on this machine, ``auto`` =
     #: the cluster this machine joined (``ray start``), ``ray://HOST:10001`` = a remote cluster
     ray_address: str = ""
-    #: start work as soon as its inputs exist (the baseline beside step 1's rollouts, an
-    #: accepted step's attribution beside the next step, the final tests once the last step
-    #: is decided); the same results, fewer sequential waves. Off under a hard budget.
+    #: start work as soon as its inputs exist (the baseline beside step 1's rollouts, the next
+    #: step's rollouts once the gate's decision is settled, an accepted step's attribution
+    #: beside the next step, the final tests once the last step is decided); the same
+    #: results, fewer sequential waves. Off under a hard budget.
     lookahead: bool = True
 
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:  # the services' modules import the engine's; only the checker
     from skillopt.engine.evaluation import Evaluator
     from skillopt.engine.progress import NullReporter
     from skillopt.engine.rejected import Rejection
-    from skillopt.engine.rollouts import RolloutRunner
+    from skillopt.engine.rollouts import RolloutRunner, Watch
     from skillopt.envs import Env
     from skillopt.gates import Gate
     from skillopt.policies import EditPolicy
@@ -133,11 +133,13 @@ class RunContext:
             rejected_before=analyst_section(self.rejected, self.cfg.optimizer.rejected_shown) if stage == "reflect" else "",
         )
 
-    def evaluate_val(self, skill: str, folder: Path, label: str, *, repeats: int | None = None, stage: str = "gate") -> Evaluation:
-        """The skill on the gate's val items (memoised by skill; missing items retried)."""
+    def evaluate_val(self, skill: str, folder: Path, label: str, *, repeats: int | None = None, stage: str = "gate",
+                     watch: Watch | None = None) -> Evaluation:
+        """The skill on the gate's val items (memoised by skill; missing items retried;
+        ``watch`` is shown the answers as they arrive)."""
         evaluation, _ = self.evaluator.evaluate(
             skill, list(self.data.val), folder, split="val", repeats=repeats or self.cfg.evaluation.gate_repeats,
-            label=label, client=self.target.for_stage(stage),
+            label=label, client=self.target.for_stage(stage), watch=watch,
         )
         return evaluation
 

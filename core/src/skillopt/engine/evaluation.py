@@ -22,7 +22,7 @@ from skillopt.gates import Evaluation
 from skillopt.records import Rollout, Task, skill_hash
 
 if TYPE_CHECKING:
-    from skillopt.engine.rollouts import RolloutRunner
+    from skillopt.engine.rollouts import RolloutRunner, Watch
 
 
 def items_fingerprint(tasks: list[Task]) -> str:
@@ -122,13 +122,15 @@ class Evaluator:
 
     def evaluate(
         self, skill: str, tasks: list[Task], out_dir: Path, *, split: str, repeats: int = 1, label: str = "", client: Any = None,
+        watch: Watch | None = None,
     ) -> tuple[Evaluation, list[Rollout]]:
-        """Score ``skill`` on ``tasks`` (running only what its folder lacks)."""
+        """Score ``skill`` on ``tasks`` (running only what its folder lacks; ``watch``: see
+        :meth:`~skillopt.engine.rollouts.RolloutRunner.run`)."""
         key = ScoreBook.key(split, skill_hash(skill), items_fingerprint(tasks))
         folder = self.book.folder(key) or out_dir
         self.book.put(key, folder)
         rollouts = self.runner.run(
             tasks, skill, folder, training=False, seed=derive_seed(self.seed, "eval", split), repeats=repeats,
-            label=label or f"{split} eval", client=client, split=split,
+            label=label or f"{split} eval", client=client, split=split, watch=watch,
         )
         return to_evaluation(skill, split, rollouts), rollouts

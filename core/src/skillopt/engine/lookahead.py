@@ -24,6 +24,7 @@ strategies.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -37,6 +38,7 @@ from skillopt.engine.context import Current, RunContext, StepPlan
 from skillopt.engine.slots import Priority
 from skillopt.engine.stages.attribution import attribute
 from skillopt.engine.stages.final_eval import final_eval, initial_test
+from skillopt.engine.stages.rollout import rollout
 from skillopt.engine.step import run_step
 from skillopt.records import skill_hash
 
@@ -211,9 +213,12 @@ class AheadOfTurn:
         if stop is not None:
             raise StopRun(stop)
 
-    def step_ahead(self, run: RunContext, plan: StepPlan, parent: str) -> tuple[Current, StepOutcome]:
+    def step_ahead(self, run: RunContext, plan: StepPlan, parent: str, following: StepPlan | None = None) -> tuple[Current, StepOutcome]:
         """Run one step (the baseline settled before its gate, attribution left to
-        :meth:`commit_ahead`); returns the Current it started from and its outcome."""
+        :meth:`commit_ahead`); returns the Current it started from and its outcome.
+        ``following``: the next step of the same epoch, whose rollouts start as soon as
+        this step's gate decision is settled (:meth:`rollout_ahead`)."""
+        self.ahead.join(f"rollout {plan.step}")  # started by the previous step's gate: the rollout stage finds it done
         current = self.deferred.projected if self.deferred is not None else self.current(parent)
         before_gate = before_reflect = None
         if self.baseline_pending is not None:
@@ -227,9 +232,23 @@ class AheadOfTurn:
                 rolled = self.ledger.scope_totals(f"step {plan.step}").role("target")
                 if rolled.calls and rolled.truncated == rolled.calls:
                     self.settle_baseline(run)
+        on_settled = functools.partial(self.rollout_ahead, run, following) if following is not None and self.looking_ahead() else None
         outcome = run_step(run, plan, current, before_gate=before_gate, attribution=not self.looking_ahead(),
-                           before_reflect=before_reflect)
+                           before_reflect=before_reflect, on_settled=on_settled)
         return current, outcome
+
+    def rollout_ahead(self, run: RunContext, plan: StepPlan, skill: str) -> None:
+        """Step ``plan``'s train rollouts under ``skill``, the skill the previous step's
+        gate has settled on while its last val answers are still out. They are the
+        critical path's work (the next thing the chain needs), so they take worker slots
+        as the gate's answers free them; the chain's rollout stage then finds them done
+        (memoised by folder and skill: a different skill would be rolled out afresh)."""
+
+        def work(priority: Priority) -> None:
+            priority.urgent()
+            rollout(run.in_lane(f"step {plan.step}", priority), plan, Current(skill=skill, skill_hash=skill_hash(skill), score=0.0))
+
+        self.ahead.start(f"rollout {plan.step}", work)
 
     def commit_ahead(self, run: RunContext, plan: StepPlan, before: str, current: Current, outcome: StepOutcome,
                      parent: str) -> str:

@@ -19,6 +19,7 @@ import threading
 import time
 import traceback
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING, Any
 
@@ -51,6 +52,9 @@ from skillopt.serde import to_data
 if TYPE_CHECKING:
     from skillopt.config.schema import RunConfig
     from skillopt.engine.progress import NullReporter
+
+#: shown a batch's results in hand each time one arrives (see :meth:`RolloutRunner.run`)
+Watch = Callable[[dict[str, Rollout]], None]
 
 FATAL = (AuthError, BadRequestError, BudgetExceeded, CacheMiss, Cancelled, EnvUnavailable)
 
@@ -152,22 +156,28 @@ class RolloutRunner:
         label: str = "rollout",
         client: Any = None,
         split: str = "",
+        watch: Watch | None = None,
     ) -> list[Rollout]:
         """One rollout per (task, repeat), in that order; missing ones have status
         ``error`` or ``timeout``. Raises :class:`SystemicFailure` when every one is missing.
         ``client`` may carry a lane priority (``priority``: 0 = the critical path); ``split``: the
-        evaluation's split name the env sees in its context ('' for train steps)."""
+        evaluation's split name the env sees in its context ('' for train steps); ``watch`` is
+        shown the results in hand (item key -> rollout, those saved before included) each time
+        one arrives, on the thread that collects them (the gate decides from it whether the
+        answers still out can change its decision: :mod:`skillopt.engine.stages.gate`)."""
         model = client if client is not None else self.client
         lane = Lane(getattr(model, "priority", 0))
         with self.slots.folder(str(Path(out_dir).absolute()), lane):  # one batch per folder at a time
             return self._run(tasks, skill, out_dir, training=training, seed=seed, repeats=repeats, label=label, model=model,
-                             lane=lane, split=split)
+                             lane=lane, split=split, watch=watch)
 
     def _run(self, tasks: list[Task], skill: str, out_dir: Path, *, training: bool, seed: int, repeats: int, label: str,
-             model: Any, lane: Lane, split: str = "") -> list[Rollout]:
+             model: Any, lane: Lane, split: str = "", watch: Watch | None = None) -> list[Rollout]:
         h = skill_hash(skill)
         log = ItemLog(out_dir / "results.jsonl")
         results: dict[str, Rollout] = log.finished(h, Rollout, "rollout")
+        if watch is not None:
+            watch(results)
         wanted = [(t, r) for t in tasks for r in range(repeats)]
         total = len(wanted)
         awaiting: set[str] = set()  # waiting for an out-of-band answer: healing would only ask again
@@ -184,7 +194,7 @@ class RolloutRunner:
                     raise Cancelled("run cancelled")
             self._progress(label, total - len(jobs), total)
             awaiting |= self._execute(jobs, skill, h, out_dir, log, training=training, seed=seed, results=results,
-                                      label=label, total=total, model=model, lane=lane, split=split)
+                                      label=label, total=total, model=model, lane=lane, split=split, watch=watch)
         ordered = [results[item_key(t.id, r)] for t, r in wanted]
         if awaiting:
             raise AnswersPending(len(awaiting), label)
@@ -204,10 +214,10 @@ class RolloutRunner:
 
     def _execute(self, jobs: list[tuple[Task, int]], skill: str, h: str, out_dir: Path, log: ItemLog, *, training: bool,
                  seed: int, results: dict[str, Rollout], label: str, total: int, model: Any, lane: Lane,
-                 split: str = "") -> set[str]:
+                 split: str = "", watch: Watch | None = None) -> set[str]:
         """Run ``jobs``; returns the keys of the items that wait for an out-of-band answer."""
         batch = _Batch(self, jobs, skill, h, out_dir, log, training=training, seed=seed, results=results, label=label,
-                       total=total, model=model, lane=lane, split=split)
+                       total=total, model=model, lane=lane, split=split, watch=watch)
         with self._waiting_lock:
             self._waiting.add(batch.done_q)
         try:
@@ -296,9 +306,9 @@ class _Batch:
 
     def __init__(self, runner: RolloutRunner, jobs: list[tuple[Task, int]], skill: str, h: str, out_dir: Path, log: ItemLog, *,
                  training: bool, seed: int, results: dict[str, Rollout], label: str, total: int, model: Any,
-                 lane: Lane, split: str = "") -> None:
+                 lane: Lane, split: str = "", watch: Watch | None = None) -> None:
         self.runner, self.skill, self.h, self.out_dir, self.log, self.lane = runner, skill, h, out_dir, log, lane
-        self.split = split
+        self.split, self.watch = split, watch
         self.training, self.seed, self.results, self.label, self.total, self.model = training, seed, results, label, total, model
         self.role, self.stage = model_route(model)
         self.done_q: queue.Queue[_Done | None] = queue.Queue()
@@ -372,6 +382,8 @@ class _Batch:
                 self.answered += 0 if record.missing else 1
                 self.results[key] = record
                 runner._progress(self.label, self.answered, self.total)
+                if self.watch is not None:
+                    self.watch(self.results)
             self._abandon_late()
         for key in running:  # stopped by a fatal error or a cancel: the executor may stop them
             runner.executor.abandon(self.items[key])

@@ -73,12 +73,15 @@ class StepOutcome:
 
 
 def run_step(run: RunContext, plan: StepPlan, current: Current, *, before_gate: Callable[[], Current] | None = None,
-             attribution: bool = True, before_reflect: Callable[[], None] | None = None) -> StepOutcome:
+             attribution: bool = True, before_reflect: Callable[[], None] | None = None,
+             on_settled: Callable[[str], None] | None = None) -> StepOutcome:
     """``before_gate`` returns the current skill as the gate must see it (the trainer
     settles a baseline still running there); ``before_reflect`` runs before the optimizer
     is paid (the trainer may settle that baseline first, which can stop the run);
     ``attribution=False`` leaves an accepted step's attribution to the caller (which runs
-    it beside the next step)."""
+    it beside the next step); ``on_settled(skill)`` is told the skill the step ends with as
+    soon as the gate's decision is settled, while its last val answers are still out (the
+    trainer starts the next step's rollouts under it)."""
     timing: dict[str, float] = {}
     clock = time.monotonic()
 
@@ -134,7 +137,14 @@ def run_step(run: RunContext, plan: StepPlan, current: Current, *, before_gate: 
         current = before_gate()
     say(f"{head}: gate")
     forced = "" if run.cfg.evaluation.use_gate else "evaluation.use_gate=false: accepted without comparison (validation still measured)"
-    decided = gate(run, run.step_dir(plan) / "gate", current, applied.candidate, force_reason=forced)
+    gated_from = current
+
+    def settled(accepted: bool) -> None:
+        if on_settled is not None:
+            on_settled(applied.candidate if accepted else gated_from.skill)
+
+    decided = gate(run, run.step_dir(plan) / "gate", current, applied.candidate, force_reason=forced,
+                   on_settled=settled if on_settled is not None else None)
     lap("gate")
     attributed = None
     if decided.verdict.accepted and attribution:

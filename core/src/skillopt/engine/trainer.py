@@ -276,7 +276,8 @@ class Trainer(AheadOfTurn):
     def loop(self, run: RunContext, current: str) -> str:
         for ep in range(1, self.cfg.train.num_epochs + 1):
             stop = False
-            for plan in self.plans(run, ep):
+            plans = self.plans(run, ep)
+            for position, plan in enumerate(plans):
                 if plan.step > run.data.total_steps:
                     stop = True
                     break
@@ -287,7 +288,10 @@ class Trainer(AheadOfTurn):
                 self.ledger.check()
                 self.ledger.scope = f"step {plan.step}"
                 parent = self.search.parent(self.state, plan, current)
-                started, outcome = self.step_ahead(run, plan, parent)
+                following = plans[position + 1] if position + 1 < len(plans) else None
+                if following is not None and following.step > run.data.total_steps:
+                    following = None
+                started, outcome = self.step_ahead(run, plan, parent, following)
                 current = self.commit_ahead(run, plan, current, started, outcome, parent)
             self.settle_deferred(run)  # before the epoch's end is recorded
             if stop:

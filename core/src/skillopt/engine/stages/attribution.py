@@ -5,7 +5,9 @@ current skill. Attribution asks, for each applied edit, what the candidate does
 without it (leave-one-out) on the val items the step flipped: an item the candidate
 gets right and the candidate-minus-edit gets wrong was fixed by that edit. It runs
 only on flipped items and within ``evaluation.attribution_rollouts`` rollouts per
-step, so it costs a known, small number of calls; ``skillopt blame`` reads it.
+step, so it costs a known, small number of calls; ``skillopt blame`` reads it. A
+leave-one-out skill the gate has already scored (a step of one edit: without it, the
+skill is the current one) is read from the gate's rollouts, not rolled out again.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from concurrent.futures import ThreadPoolExecutor
 from skillopt.engine.context import Current, RunContext, StepPlan
 from skillopt.engine.resumable import resumable
 from skillopt.engine.stages.records import ApplyResult, Attribution, EditEffect
-from skillopt.records import Patch
+from skillopt.records import Patch, skill_hash
 from skillopt.serde import dumps
 
 STAGE = "attribution"
@@ -53,12 +55,20 @@ def attribute(run: RunContext, plan: StepPlan, current: Current, candidate: str,
         tasks = [run.data.index[i] for i in items if i in run.data.index]
         ctx = run.optimizer_context(current, stage=STAGE, budget=None, seed=run.step_seed(plan, "optimizer"))
 
+        #: skills already scored on these items by the gate (same items, same per-item seeds):
+        #: a leave-one-out skill equal to one of them is read, not rolled out again
+        known = {current.skill_hash: cur_scores, cand.skill_hash: cand_scores}
+        paid: list[int] = []
+
         def leave_out(index: int) -> EditEffect:
             edit = edits[index]
             others = tuple(e for j, e in enumerate(edits) if j != index)
             without, _, _ = run.policy.apply(ctx, current.skill, Patch(edits=others, source_type="failure"))
             scores: dict[str, float] = {}
-            if tasks:
+            if skill_hash(without) in known:  # one edit: without it is the current skill
+                scores = {i: known[skill_hash(without)][i] for i in items if i in known[skill_hash(without)]}
+            elif tasks:
+                paid.append(len(tasks))
                 evaluation, _ = run.evaluator.evaluate(without, tasks, run.step_dir(plan) / STAGE / f"without_{index}", split="val",
                                                        label=f"attribution: without edit {index + 1}",
                                                        client=run.target.for_stage(STAGE))
@@ -74,7 +84,7 @@ def attribute(run: RunContext, plan: StepPlan, current: Current, candidate: str,
         with ThreadPoolExecutor(max_workers=len(edits)) as pool:
             effects = list(pool.map(leave_out, range(len(edits))))
         return Attribution(fixed=tuple(fixed), broke=tuple(broke), items=tuple(items), edits=tuple(effects),
-                           rollouts=len(tasks) * len(edits), metric=metric)
+                           rollouts=sum(paid), metric=metric)
 
     return resumable(run.step_dir(plan) / "attribution.json", Attribution, key, compute)
 

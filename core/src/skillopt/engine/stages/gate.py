@@ -27,12 +27,13 @@ from skillopt.engine.resumable import resumable
 from skillopt.engine.rollouts import SystemicFailure
 from skillopt.engine.seeds import derive_seed
 from skillopt.engine.stages.records import EvalScore, GateResult
+from skillopt.engine.stages.settle import OnSettled, Settlement
 from skillopt.gates import Evaluation, Look, pair, settings_fingerprint
 from skillopt.records import GateAction, Verdict, skill_hash
 from skillopt.skillbudget import over_budget
 
 if TYPE_CHECKING:
-    pass
+    from skillopt.engine.rollouts import Watch
 
 STAGE = "gate"
 
@@ -100,16 +101,28 @@ def forced(run: RunContext, cur: Evaluation, cand: Evaluation, reason: str) -> V
 
 
 def gate(run: RunContext, folder: Path, current: Current, candidate: str, *, label: str = "val: candidate",
-         force_reason: str = "") -> GateResult:
-    """Decide on ``candidate``; its val rollouts and the result are kept in ``folder``."""
+         force_reason: str = "", on_settled: OnSettled | None = None) -> GateResult:
+    """Decide on ``candidate``; its val rollouts and the result are kept in ``folder``.
+    ``on_settled(accepted)`` is called once, as soon as the decision is fixed while val
+    answers are still out (:mod:`skillopt.engine.stages.settle`; not for a result saved
+    earlier, nor for a refusal, which needs no val answer); the result is the same with
+    or without it."""
+    told = False
+
+    def settle(accepted: bool) -> None:
+        nonlocal told
+        if on_settled is not None and not told:
+            told = True
+            on_settled(accepted)
+
     sequential = run.gate.sequential and not force_reason
     first, most = run.gate.repeat_plan()
     most = max(first, most) if sequential else first
     ident = f"{current.skill_hash}\x1f{hashlib.sha256(candidate.encode()).hexdigest()}\x1f{fingerprint(run)}\x1f{force_reason}"
     key = hashlib.sha256(ident.encode()).hexdigest()[:20]
 
-    def evaluate(skill: str, where: Path, text: str, repeats: int) -> Evaluation:
-        return run.evaluate_val(skill, where, text, repeats=repeats)
+    def evaluate(skill: str, where: Path, text: str, repeats: int, watch: Watch | None = None) -> Evaluation:
+        return run.evaluate_val(skill, where, text, repeats=repeats, watch=watch)
 
     def compute() -> GateResult:
         refused = "" if force_reason else over_budget(candidate, current.skill, run.cfg.optimizer.max_skill_tokens)
@@ -120,13 +133,19 @@ def gate(run: RunContext, folder: Path, current: Current, candidate: str, *, lab
             return refuse(run, current, candidate, f"rejected before (run {before.run}, step {before.step}: val {before.effect:+.3f}); "
                                                    "not scored again", "rejected_before")
         rounds = race_plan(run) if sequential else []
-        raced = race(run, folder, current, candidate, label, rounds, first) if rounds else None
+        raced = race(run, folder, current, candidate, label, rounds, first, settle) if rounds else None
         if raced is not None:
             return raced
         repeats, index = first, len(rounds) + 1 if rounds else 1
         while True:
             cur = evaluate(current.skill, folder / "current", "val: current skill", repeats)
-            cand = evaluate(candidate, folder, label, repeats)
+            if force_reason:
+                settle(True)
+            watch = None
+            if on_settled is not None and not told and not force_reason:
+                ahead = Look(index=index, repeats=repeats, last=repeats >= most, race_rounds=len(rounds) + 1 if rounds else 1)
+                watch = Settlement(run, cur, candidate, repeats, ahead, sequential, settle)
+            cand = evaluate(candidate, folder, label, repeats, watch)
             if force_reason:
                 verdict = forced(run, cur, cand, force_reason)
                 break
@@ -186,9 +205,10 @@ def race_plan(run: RunContext) -> list[list[Any]]:
 
 
 def race(run: RunContext, folder: Path, current: Current, candidate: str, label: str, rounds: list[list[Any]],
-         repeats: int) -> GateResult | None:
+         repeats: int, settle: OnSettled | None = None) -> GateResult | None:
     """The candidate's first pass in rounds: a verdict as soon as one is clear (the val
-    rollouts it did not need are reported as saved), else None for the full pass."""
+    rollouts it did not need are reported as saved), else None for the full pass;
+    ``settle(True)`` before an accepted candidate's remaining items are run."""
     n = len(run.data.val)
     cur_full = run.evaluate_val(current.skill, folder / "current", "val: current skill", repeats=repeats)
     for index, items in enumerate(rounds, start=1):
@@ -206,6 +226,8 @@ def race(run: RunContext, folder: Path, current: Current, candidate: str, label:
         saved = (n - len(items)) * repeats
         if verdict.accepted:  # the new current skill's score is on every val item, like every score it is compared with;
             # its next gate needs these rollouts anyway (memoised), so nothing is paid twice
+            if settle is not None:
+                settle(True)  # decided: the rest only completes the recorded score
             cand = run.evaluate_val(candidate, folder, label, repeats=repeats)
             saved = 0
         return GateResult(verdict=verdict, current=score_of(run, cur_full), candidate=score_of(run, cand), rollouts_saved=saved,
