@@ -18,13 +18,13 @@ def run_root(tmp_path_factory):
     from skillopt.api import ScriptedBackend
     from skillopt_sleep import documents
     from skillopt_sleep.clients import from_backends
+    from skillopt_sleep.cycle import Night
     from skillopt_sleep.experiments.agents import convention_agent, optimizer
     from skillopt_sleep.experiments.isolation import skillopt_home
     from skillopt_sleep.experiments.personas import PERSONAS, sessions
     from skillopt_sleep.experiments.transcripts import WRITERS
     from skillopt_sleep.learn.engine import learn
     from skillopt_sleep.mine import gather
-    from skillopt_sleep.night import Night
     from skillopt_sleep.options import SleepOptions
 
     root = tmp_path_factory.mktemp("nights")

@@ -29,9 +29,9 @@ def clients_for(opts):
 def engine_night(opts, out: Path):
     """Tonight's tasks mined as the night mines them, then learned through the engine."""
     from skillopt_sleep import documents
+    from skillopt_sleep.cycle import Night
     from skillopt_sleep.learn.engine import learn
     from skillopt_sleep.mine import gather
-    from skillopt_sleep.night import Night
 
     clients = clients_for(opts)
     night = Night(opts, clients, dry_run=True)

@@ -1,4 +1,5 @@
-"""A handoff night pins its task list in round one; later rounds resume on exactly it.
+"""A handoff night keeps its task list in its engine run directory in round one
+(``runs/night-NNNN/sleep/tasks.json``); later rounds resume on exactly it.
 
 The handoff backend is real (prompt and answer files in the project's handoff dir);
 ``_answer`` stands in for the subscription agent that answers each prompt file.
@@ -11,8 +12,9 @@ import pytest
 
 from skillopt.errors import ConfigError
 from skillopt_sleep.cycle import HandoffWaiting, run_night
+from skillopt_sleep.mine.gather import TASKS_FILE
 from skillopt_sleep.options import SleepOptions
-from skillopt_sleep.replay.pin import PIN_NAME
+from skillopt_sleep.state import project_state_dir
 
 
 def _answer(prompt_file) -> str:
@@ -31,6 +33,11 @@ def _opts(project, **kw):
     return SleepOptions(**base)
 
 
+def _kept(project, run="night-0001"):
+    """Where the night keeps its task list: its engine run directory."""
+    return project_state_dir(project) / "runs" / run / TASKS_FILE
+
+
 def _answer_all(handoff) -> None:
     for entry in json.loads((handoff / "pending.json").read_text()).values():
         (handoff / entry["answer"]).write_text(_answer(handoff / entry["prompt"]))
@@ -42,7 +49,7 @@ def test_rounds_resume_on_the_pinned_tasks_without_reharvesting(fixture_home):
     with pytest.raises(HandoffWaiting) as first:
         run_night(opts)
     handoff = first.value.index.parent
-    pinned = json.loads((handoff / PIN_NAME).read_text())
+    pinned = json.loads(_kept(project).read_text())
     ids = [t["id"] for t in pinned["tasks"]]
     dreams = [t for t in pinned["tasks"] if t["origin"] == "dream"]
     assert pinned["dreamed"] is True and dreams and {t["split"] for t in dreams} == {"train"}
@@ -62,8 +69,8 @@ def test_rounds_resume_on_the_pinned_tasks_without_reharvesting(fixture_home):
     assert [t.id for t in result.report.tasks] == ids
     assert result.report.harvest.sessions == pinned["gathered"]["harvest"]["sessions"] > 0
     assert any("resuming the handoff round pinned" in n for n in result.report.notes)
-    assert not (handoff / PIN_NAME).exists(), "the next night starts clean"
-    done = project / ".skillopt-sleep" / "handoff-done" / "night-0001" / PIN_NAME
+    assert not _kept(project).exists(), "the next night starts clean"
+    done = project / ".skillopt-sleep" / "handoff-done" / "night-0001" / TASKS_FILE.name
     assert [t["id"] for t in json.loads(done.read_text())["tasks"]] == ids, "the pin stays reviewable"
 
 
@@ -77,12 +84,12 @@ def test_dream_prompts_wait_before_the_dreams_are_pinned(fixture_home):
     handoff = first.value.index.parent
     stages = {v["stage"] for v in json.loads((handoff / "pending.json").read_text()).values()}
     assert stages == {"sleep-dream"}
-    round_one = json.loads((handoff / PIN_NAME).read_text())
+    round_one = json.loads(_kept(project).read_text())
     assert round_one["dreamed"] is False and not any(t["origin"] == "dream" for t in round_one["tasks"])
     _answer_all(handoff)
     with pytest.raises(HandoffWaiting):
         run_night(opts)
-    round_two = json.loads((handoff / PIN_NAME).read_text())
+    round_two = json.loads(_kept(project).read_text())
     dreams = [t for t in round_two["tasks"] if t["origin"] == "dream"]
     assert round_two["dreamed"] is True and dreams
     assert all(t["intent"].startswith("When you have a minute: ") for t in dreams), "the answered dreams are pinned"
@@ -91,11 +98,11 @@ def test_dream_prompts_wait_before_the_dreams_are_pinned(fixture_home):
 
 def test_changed_options_do_not_silently_remine(fixture_home):
     _home, project = fixture_home
-    with pytest.raises(HandoffWaiting) as first:
+    with pytest.raises(HandoffWaiting):
         run_night(_opts(project))
     with pytest.raises(ConfigError, match=r"different seed; re-run with the options of the first round, or delete .*tasks\.json"):
         run_night(_opts(project, seed=7))
-    (first.value.index.parent / PIN_NAME).write_text("{broken")
+    _kept(project).write_text("{broken")
     with pytest.raises(ConfigError, match="is damaged"):
         run_night(_opts(project))
 
@@ -109,6 +116,6 @@ def test_a_finished_dry_run_leaves_no_pin(fixture_home):
             break
         except HandoffWaiting as waiting:
             handoff = waiting.index.parent
-            assert (handoff / PIN_NAME).is_file()
+            assert _kept(project, "dryrun-0001").is_file()
             _answer_all(handoff)
-    assert not (handoff / PIN_NAME).exists()
+    assert not _kept(project, "dryrun-0001").exists()

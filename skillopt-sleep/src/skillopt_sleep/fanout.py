@@ -5,7 +5,7 @@ For each skill a task used (:mod:`skillopt_sleep.skills`), the tasks that used i
 replayed under *that skill's* live ``SKILL.md`` (and the project memory, read-only),
 edits are proposed and gated on the group's own val tasks, and the survivors are
 re-checked on fresh samples — the same stages as the night's main pass, run through
-the same :class:`~skillopt_sleep.night.Night`, with replay phases and gate labels
+the same :class:`~skillopt_sleep.cycle.Night`, with replay phases and gate labels
 prefixed ``skill:NAME/`` in the evidence. Each skill ends as its own
 :class:`~skillopt_sleep.report.SkillResult` and, when accepted, its own staged
 proposal, adopted (``adopt --skill NAME``) and rolled back independently.

@@ -61,8 +61,22 @@ def docs_of(base: Sequence[Doc], skill: str) -> list[Doc]:
     return [documents.with_rules_text(doc, rules.get(doc.role, "")) for doc in base]
 
 
+#: train task ids of the K rollouts a contrast needs: ``ID~rK`` (``NightEnv`` splits them back)
+REPEAT_MARK = "~r"
+
+
+def split_id(task_id: str) -> tuple[str, int]:
+    """(the mined task's id, the attempt number) of a train item."""
+    base, mark, n = task_id.rpartition(REPEAT_MARK)
+    return (base, int(n)) if mark and n.isdigit() else (task_id, 0)
+
+
 #: a night's replay seeds: the night's ``--seed`` plus 1000 per phase plus the attempt, as
-#: a night always drew them (gates on val, the fresh re-check, test); train is phase 0
+#: a night always drew them (gates on val, the fresh re-check, test); train is phase 0.
+#: Kept on purpose: with the engine's derived seeds (``derive_seed``, one per item) the
+#: bundled experiments decide exactly the same (``--homes all`` and the personas, byte for
+#: byte), but a sampling agent's val baseline can draw a "lucky" seed, and the contrast
+#: night (tests/test_contrast.py) then ties at baseline and accepts nothing.
 SALT = {"": 0, "train": 0, "val": 0, "val_recheck": 1, "test": 2}
 
 
@@ -99,8 +113,6 @@ class NightEnv(Env):
         return DataSource(kind="real", description=f"{len(self.sleep_tasks)} task(s) mined from your sessions")
 
     def load_split(self, split: str) -> list[Task]:
-        from skillopt_sleep.learn.policy import REPEAT_MARK
-
         mine = [t for t in self.sleep_tasks.values() if t.split == split]
         if split == "train" and self.rollouts > 1:
             return [Task(id=f"{t.id}{REPEAT_MARK}{k}", inputs={"intent": t.intent}, task_type=t.origin or "mined", split=split)
@@ -126,8 +138,6 @@ class NightEnv(Env):
         night's own (:func:`night_seed`), so the fresh re-check draws other samples than
         the gates and a night decides as it did before it ran on the engine. Without
         ``as_night`` every replay runs under the skill it is given, with the engine's seed."""
-        from skillopt_sleep.learn.policy import split_id
-
         task_id, attempt = split_id(task.id)
         sleep_task = self.sleep_tasks[task_id]
         if task.split == "train" and self.as_night:
@@ -147,8 +157,6 @@ class NightEnv(Env):
 
     def score(self, task: Task, prediction: str) -> Score:
         """The deterministic checks alone (the judge needs a model; :meth:`rollout` asks it)."""
-        from skillopt_sleep.learn.policy import split_id
-
         return score_checks(self.sleep_tasks[split_id(task.id)[0]].checks, prediction)
 
     def prompt(self, name: str) -> str | None:

@@ -11,6 +11,8 @@ serialised by the project's one cattrs converter (``to_data``), never by hand.
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import attrs
 
 from skillopt.api import Verdict
@@ -295,3 +297,15 @@ def history_row(report: NightReport) -> dict:
 
     data = to_data(report)
     return {name: data[name] for name in HISTORY_FIELDS}
+
+
+@attrs.frozen(kw_only=True)
+class NightResult:
+    """What :func:`skillopt_sleep.cycle.run_night` returns: the night's status and report,
+    and where its proposal was staged (and whether it was adopted)."""
+
+    status: str
+    reason: str
+    report: NightReport
+    staging: Path | None = None
+    adopted: bool = False

@@ -5,5 +5,5 @@
 engine's ``sleep-rules`` edit policy and ``search`` the ``one-edit`` strategy;
 ``engine`` is the run config and the one ``skillopt.api.train`` call, ``tonight`` one
 pass of a night in its run directory, ``outcome`` and ``record`` what the run decided,
-read back; ``gating`` names the gate a night's options ask for.
+read back.
 """

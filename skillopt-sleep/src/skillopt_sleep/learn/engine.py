@@ -28,6 +28,27 @@ from skillopt_sleep.options import SleepOptions
 ALL_AT_ONCE = 100_000
 
 
+def evaluation_config(opts: SleepOptions, *, has_test: bool = False) -> EvaluationConfig:
+    """The engine's gate settings a night's options mean."""
+    return EvaluationConfig(
+        gate=opts.gate, gate_metric=opts.gate_metric, gate_no_regression=opts.no_regression,
+        gate_min_margin=opts.min_margin, gate_confidence=opts.confidence, gate_repeats=opts.repeats,
+        gate_max_repeats=opts.repeats, gate_min_items=opts.min_val_items, gate_race_rounds=1,
+        attribution_rollouts=0, eval_test=has_test, final_recheck=True,
+    )
+
+
+def check_gate(opts: SleepOptions) -> None:
+    """Build the gate ``--gate`` names, as the engine will: an unknown one (or settings it
+    refuses) stops the night at its start, with one line."""
+    from skillopt.api import ConfigError, PluginError, get_component
+
+    try:
+        get_component("gates", opts.gate).obj(evaluation_config(opts))
+    except PluginError as exc:
+        raise ConfigError(f"--gate: {exc}") from None
+
+
 def night_config(opts: SleepOptions, *, has_test: bool, once: bool = True) -> RunConfig:
     """``once``: the night reflects once (every step is asked to reflect, to hand out the
     next proposal of its queue); otherwise each step reflects on its own train failures."""
@@ -38,12 +59,7 @@ def night_config(opts: SleepOptions, *, has_test: bool, once: bool = True) -> Ru
         gradient=attrs.evolve(cfg.gradient, minibatch_size=ALL_AT_ONCE, failure_only=not once),
         optimizer=attrs.evolve(cfg.optimizer, skill_update_mode="sleep-rules", use_slow_update=False,
                                use_meta_skill=False, rejected_ledger=False),
-        evaluation=EvaluationConfig(
-            gate=opts.gate, gate_metric=opts.gate_metric, gate_no_regression=opts.no_regression,
-            gate_min_margin=opts.min_margin, gate_confidence=opts.confidence, gate_repeats=opts.repeats,
-            gate_max_repeats=opts.repeats, gate_min_items=opts.min_val_items, gate_race_rounds=1,
-            attribution_rollouts=0, eval_test=has_test, final_recheck=True,
-        ),
+        evaluation=evaluation_config(opts, has_test=has_test),
         search=attrs.evolve(cfg.search, strategy="one-edit"),
         env=attrs.evolve(cfg.env, workers=opts.workers),
     )

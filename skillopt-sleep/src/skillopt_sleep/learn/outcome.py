@@ -15,7 +15,7 @@ from typing import Any
 
 import attrs
 
-from skillopt.api import RunStatus, Verdict, from_data, to_data
+from skillopt.api import GateAction, RunStatus, Verdict, from_data, to_data
 from skillopt_sleep.documents import DocEdit
 from skillopt_sleep.learn import record
 from skillopt_sleep.learn.policy import replay_of
@@ -67,7 +67,23 @@ def _doc_edit(edit, known: dict[tuple[str, str], DocEdit]) -> DocEdit:
     return known.get((role, edit.content)) or DocEdit(doc=role, edit=attrs.evolve(edit, target_file=""))
 
 
-def read(run_dir: Path, summary, *, gate: str, prefix: str = "") -> Outcome:
+def _undecided(summary, selected: dict[int, list], decided: set[int], known, metric: str) -> tuple[Trial, list[DocEdit]] | None:
+    """The step a run stopped in before its gate decided (too few val items got an
+    answer to compare, or the ones without one could change the decision): its edits
+    as a *no decision* trial, the engine's reason as the verdict's."""
+    if summary.status is not RunStatus.PROVIDER_OUTAGE or not selected:
+        return None
+    step = max(selected)
+    if step in decided or not selected[step]:
+        return None
+    edits = [_doc_edit(e, known) for e in selected[step]]
+    label = BUNDLE_LABEL if len(edits) > 1 else f"edit {step}: {edits[0].edit.content[:80]}"
+    verdict = Verdict(accepted=False, action=GateAction.NO_DECISION, metric=metric, current_score=0.0, candidate_score=0.0,
+                      reason=summary.stopped_reason)
+    return Trial(label=label, verdict=verdict), edits
+
+
+def read(run_dir: Path, summary, *, gate: str, prefix: str = "", metric: str = "mixed") -> Outcome:
     """The night's outcome of the engine run in ``run_dir`` that ended with ``summary``."""
     run_dir = Path(run_dir)
     proposals, readonly, contrast = record.proposals(run_dir)
@@ -100,6 +116,11 @@ def read(run_dir: Path, summary, *, gate: str, prefix: str = "") -> Outcome:
             accepted += edits
         elif not bundle:
             refused += [rejected(e, verdict.reason) for e in edits]
+    undecided = _undecided(summary, selected, {h["step"] for h in record.history(run_dir)}, known, metric)
+    if undecided is not None:  # the run stopped in a gate that could not decide: a no-decision, never a score
+        trial, edits = undecided
+        trials.append(trial)
+        refused += [rejected(e, trial.verdict.reason) for e in edits]
     base_val = _replay(run_dir / "gate_baseline", "baseline-val")
     cur_val = _replay(run_dir / "steps" / f"step_{last_accepted:04d}" / "gate", f"gate-{last_accepted}") if last_accepted else base_val
     recheck = summary.recheck

@@ -32,15 +32,7 @@ import attrs
 from skillopt.api import Edit, EditPolicy, EditResult, Patch, Rollout, Task, apply_edits, hookimpl
 from skillopt_sleep.learn import record
 from skillopt_sleep.mine.tasks import SleepTask
-
-#: train task ids of the K rollouts a contrast needs: ``ID~rK`` (``NightEnv`` splits them back)
-REPEAT_MARK = "~r"
-
-
-def split_id(task_id: str) -> tuple[str, int]:
-    """(the mined task's id, the attempt number) of a train item."""
-    base, mark, n = task_id.rpartition(REPEAT_MARK)
-    return (base, int(n)) if mark and n.isdigit() else (task_id, 0)
+from skillopt_sleep.nightenv import FILE_OF, rules_of, split_id
 
 
 def replay_of(rollouts: Sequence[Rollout], phase: str = "train"):
@@ -58,7 +50,6 @@ def replay_of(rollouts: Sequence[Rollout], phase: str = "train"):
 def docs_for(skill: str):
     """Stand-in documents holding the folder skill's rules (what the reflector compares with)."""
     from skillopt_sleep import documents
-    from skillopt_sleep.nightenv import rules_of
 
     rules = rules_of(skill)
     return [documents.with_rules_text(documents.Doc(role=role, path=Path(f"{role}.md"), original=None, text=""), text)
@@ -108,7 +99,6 @@ class SleepRules(EditPolicy):
 
     def reflect(self, ctx, rollouts: list[Rollout], tasks: dict[str, Task], kind: str) -> Patch:
         from skillopt_sleep.learn.reflect import heuristic_edits, merge, one_offs
-        from skillopt_sleep.nightenv import FILE_OF
         from skillopt_sleep.redaction import clip
 
         run_dir = Path(ctx.config.out_dir)

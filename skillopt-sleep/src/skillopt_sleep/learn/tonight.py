@@ -3,9 +3,10 @@
 The pass is one engine run (:func:`skillopt_sleep.learn.engine.learn`) in its own
 directory under the project's sleep state (``runs/night-NNNN``; a fan-out skill's
 ``runs/night-NNNN-skill-NAME``), kept so ``skillopt report``, ``skillopt ui`` and
-``skillopt blame`` read a night like a run. A handoff round that paused resumes the
-same directory (its tasks are the ones pinned in round one); any other night gets a
-directory of its own. What the run decided is read back from it
+``skillopt blame`` read a night like a run. The directory is chosen before mining and
+holds tonight's tasks too (:data:`skillopt_sleep.mine.gather.TASKS_FILE`): a handoff
+round that paused resumes the same directory, on the same tasks; any other night gets
+a directory of its own. What the run decided is read back from it
 (:mod:`skillopt_sleep.learn.outcome`) into the night's trials, rejected edits,
 notes, contrast and evidence log.
 """
@@ -64,7 +65,7 @@ def learn(night, tasks: Sequence[SleepTask], docs: Sequence[Doc], out: Path, *,
           editable: tuple[str, ...] = ("skill", "memory"), prefix: str = "") -> Learned:
     """Learn on ``tasks`` in the engine run ``out``; the night's report records are
     extended with what it decided. A pass waiting for handoff answers stops the round
-    (:class:`~skillopt_sleep.night.HandoffWaiting`); a spent budget is the outcome's
+    (:class:`~skillopt_sleep.replay.handoff.HandoffWaiting`); a spent budget is the outcome's
     ``budget_stop``."""
     from skillopt.api import RunStatus
     from skillopt_sleep.learn import engine, outcome
@@ -80,7 +81,7 @@ def learn(night, tasks: Sequence[SleepTask], docs: Sequence[Doc], out: Path, *,
                            rollouts=rollouts, editable=editable, once=True)
     if summary.status is RunStatus.AWAITING_ANSWERS:
         night.handoff_stop()
-    got = outcome.read(out, summary, gate=opts.gate, prefix=prefix)
+    got = outcome.read(out, summary, gate=opts.gate, prefix=prefix, metric=opts.gate_metric)
     _tell(night, got, opts.gate_metric)
     for text in got.notes:
         night.note(text)

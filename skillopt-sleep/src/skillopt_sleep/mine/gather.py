@@ -1,19 +1,33 @@
 """Tonight's task list: mined from harvested sessions or read from a reviewed file,
-recalled from earlier nights, dreamed, and pinned while a handoff night is pending.
+recalled from earlier nights, dreamed, and kept in the night's engine run directory.
 
 Split discipline lives here: real tasks keep the split of their sessions, recalled
 and dreamed tasks only ever join train, and ``max_tasks`` interleaves splits so val is
 never starved by train.
+
+The run directory is the one home of tonight's tasks (:data:`TASKS_FILE`), written as
+soon as they are known and again once dreams are made. A handoff night takes several
+rounds, each stopping when prompts wait for answers; harvesting again each round would
+see a moved lookback window and the sessions added since, so a later round could replay
+tasks the first never asked about. A pending round's tasks file is read back instead,
+and the engine then resumes its run in the same directory. Re-running with different
+task-shaping options is an error naming the file, never a silent re-mine. When a
+handoff night ends its file moves to the handoff directory, archived with the answers
+for review (``handoff-done/night-NNNN/tasks.json``), or is removed after a dry run, so
+the next run starts afresh; any other night's file stays in its run directory.
 """
 
 from __future__ import annotations
 
+import hashlib
 from collections import Counter
+from pathlib import Path
 
 import attrs
 
-from skillopt.api import to_data
+from skillopt.api import ConfigError, from_data, to_data
 from skillopt_sleep import skills
+from skillopt_sleep.fsutil import read_json, write_json
 from skillopt_sleep.mine import heuristic
 from skillopt_sleep.mine.dream import dream
 from skillopt_sleep.mine.llm import mine_session
@@ -21,8 +35,92 @@ from skillopt_sleep.mine.memory import read_memory
 from skillopt_sleep.mine.recall import recall
 from skillopt_sleep.mine.split import session_splits
 from skillopt_sleep.mine.tasks import SleepTask
-from skillopt_sleep.replay import pin
-from skillopt_sleep.report import DreamSummary, MiningSummary, TaskRow
+from skillopt_sleep.options import SleepOptions
+from skillopt_sleep.report import DreamSummary, Gathered, MiningSummary, TaskRow
+
+#: tonight's task list, inside the night's engine run directory
+TASKS_FILE = Path("sleep") / "tasks.json"
+SCHEMA = "skillopt-sleep-night-tasks"
+#: the options that decide which tasks a night replays
+SHAPING = ("sources", "roots", "scope", "lookback_hours", "agent", "miner", "max_sessions", "max_tasks", "recall_k",
+           "dream_factor", "val_fraction", "test_fraction", "seed")
+
+
+@attrs.frozen(kw_only=True)
+class Kept:
+    """A pending handoff round's task list, read back from its run directory."""
+
+    path: Path
+    tasks: tuple[SleepTask, ...]
+    #: how the tasks were found (harvest and mining summaries, task rows, dreams)
+    gathered: Gathered
+    dreamed: bool
+
+
+def shaping(opts: SleepOptions, given: list[SleepTask] | None) -> dict:
+    """The options that decide which tasks a night replays (plus a given tasks file)."""
+    out = {name: to_data(getattr(opts, name)) for name in SHAPING}
+    out["roots"] = {k: [str(p) for p in v] for k, v in sorted(opts.roots.items())}
+    out["sources"] = list(opts.sources)
+    out["tasks_file"] = (
+        hashlib.sha256("\x1f".join(sorted(t.id for t in given)).encode()).hexdigest()[:16] if given is not None else None
+    )
+    return out
+
+
+def keep(run_dir: Path, opts: SleepOptions, given, tasks: list[SleepTask], gathered: Gathered, *, dreamed: bool,
+         pending: bool) -> Path:
+    """Write tonight's tasks to ``run_dir``; ``pending``: a handoff round a re-run resumes."""
+    path = Path(run_dir) / TASKS_FILE
+    write_json(path, {"schema": SCHEMA, "version": 1, "options": shaping(opts, given), "dreamed": dreamed,
+                      "pending": pending, "gathered": to_data(gathered), "tasks": [to_data(t) for t in tasks]})
+    return path
+
+
+def kept(run_dir: Path, opts: SleepOptions, given) -> Kept | None:
+    """The pending handoff round's tasks in ``run_dir``, or None when none is pending;
+    different options are an error."""
+    import json
+
+    path = Path(run_dir) / TASKS_FILE
+    if not path.is_file():
+        return None
+    fix = f"re-run with the options of the first round, or delete {path} to start the night over"
+    try:
+        data = read_json(path)
+        if not isinstance(data, dict) or data.get("schema") != SCHEMA:
+            raise ValueError("not a night's task list")
+        if not data.get("pending"):
+            return None
+        tasks = tuple(from_data(raw, SleepTask) for raw in data.get("tasks") or [])
+        gathered = from_data(data.get("gathered") or {}, Gathered)
+    except (OSError, UnicodeError, ValueError, json.JSONDecodeError, TypeError, KeyError) as exc:
+        raise ConfigError(f"handoff: {path} is damaged ({exc}); {fix}") from None
+    except Exception as exc:  # noqa: BLE001 - cattrs raises several types for a bad task
+        raise ConfigError(f"handoff: {path} holds a malformed task ({exc}); {fix}") from None
+    now, then = shaping(opts, given), data.get("options") or {}
+    changed = sorted(k for k in set(now) | set(then) if now.get(k) != then.get(k))
+    if changed:
+        raise ConfigError(f"handoff: the pending round in {path.parent.parent} was started with different {', '.join(changed)}; {fix}")
+    return Kept(path=path, tasks=tasks, gathered=gathered, dreamed=bool(data.get("dreamed")))
+
+
+def settle(run_dir: Path, *, into: Path | None) -> None:
+    """The night is over: a pending handoff round's task list leaves the run directory,
+    moved ``into`` the handoff directory (archived with its answers, for review) or,
+    after a dry run, removed, so the next run harvests afresh. Any other night's stays."""
+    path = Path(run_dir) / TASKS_FILE
+    try:
+        data = read_json(path)
+    except (OSError, ValueError):  # damaged: a re-run names it
+        return
+    if not (isinstance(data, dict) and data.get("pending")):
+        return
+    if into is None:
+        path.unlink(missing_ok=True)
+    else:
+        write_json(Path(into) / TASKS_FILE.name, {**data, "pending": False})
+        path.unlink()
 
 
 def select_tasks(tasks: list[SleepTask], limit: int) -> list[SleepTask]:
@@ -139,22 +237,22 @@ def add_dreams(night, tasks: list[SleepTask]) -> list[SleepTask]:
     return tasks + list(dreams.tasks)
 
 
-def tonight(night, sessions, given: list[SleepTask] | None, pinned: pin.Pinned | None) -> list[SleepTask]:
-    """The night's tasks; with a handoff backend, pinned as soon as they are known so a
-    re-run resumes on the same ones (dreams are pinned once made)."""
-    directory = night.handoff_dir
-    if pinned is not None:
-        tasks = list(pinned.tasks)
+def tonight(night, sessions, given: list[SleepTask] | None, resumed: Kept | None = None, out: Path | None = None) -> list[SleepTask]:
+    """The night's tasks, kept in the run directory ``out`` as soon as they are known
+    (dreams once made), so a handoff round that stops resumes on the same ones."""
+    pending = night.handoff_dir is not None
+    if resumed is not None:
+        tasks = list(resumed.tasks)
         for row in night.gathered.tasks:  # tonight's evidence chain names the tasks it replays
-            night.evidence.add("dream" if row.origin == "dream" else "mine", "task", pinned=str(pinned.path), **to_data(row))
+            night.evidence.add("dream" if row.origin == "dream" else "mine", "task", pinned=str(resumed.path), **to_data(row))
     else:
         tasks = mine(night, sessions) if given is None else use_tasks(night, given)
-        if directory is not None:
-            pin.save(directory, night.opts, given, tasks, night.gathered, dreamed=False)
-    if pinned is None or not pinned.dreamed:
+        if out is not None:
+            keep(out, night.opts, given, tasks, night.gathered, dreamed=False, pending=pending)
+    if resumed is None or not resumed.dreamed:
         tasks = add_dreams(night, tasks)
-        if directory is not None and night.opts.dream_factor > 0:
-            pin.save(directory, night.opts, given, tasks, night.gathered, dreamed=True)
+        if out is not None and night.opts.dream_factor > 0:
+            keep(out, night.opts, given, tasks, night.gathered, dreamed=True, pending=pending)
     return tasks
 
 

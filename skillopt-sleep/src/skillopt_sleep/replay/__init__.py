@@ -15,7 +15,17 @@ from collections.abc import Sequence
 
 import attrs
 
-from skillopt.api import BudgetExceeded, Cancelled, CompletionRequest, Evaluation, Message, Score, SkillOptError, skill_hash
+from skillopt.api import (
+    BackendError,
+    BudgetExceeded,
+    Cancelled,
+    CompletionRequest,
+    Evaluation,
+    Message,
+    Score,
+    SkillOptError,
+    skill_hash,
+)
 from skillopt_sleep import prompts
 from skillopt_sleep.documents import Doc
 from skillopt_sleep.mine.tasks import SleepTask
@@ -109,9 +119,11 @@ def both(checks: Score, rubric: Score) -> Score:
     return Score(hard=min(checks.hard, rubric.hard), soft=(checks.soft + rubric.soft) / 2, feedback=feedback or "all checks pass")
 
 
-class NoAnswer(SkillOptError):
+class NoAnswer(BackendError):
     """The attempt got no scorable answer (an empty reply, or a task nothing can judge):
-    an error, never a score of 0."""
+    an error, never a score of 0. A backend error, so the training engine records the
+    item as *missing* (left out of both sides of a gate, retried once), not as a failed
+    item scored 0."""
 
 
 def attempt(task: SleepTask, docs, target, judge, *, project_name: str, seed: int) -> tuple[str, Score]:

@@ -29,6 +29,16 @@ class HandoffPending(AwaitingAnswer):
     engine pauses a run on it once the stage has asked all its prompts)."""
 
 
+class HandoffWaiting(Exception):
+    """A night stopped its round: prompts were written for the handoff agent (listed in
+    ``index``); re-running the same command resumes."""
+
+    def __init__(self, index: Path, count: int):
+        super().__init__(f"{count} prompt(s) waiting for answers: see {index}")
+        self.index = index
+        self.count = count
+
+
 def prompt_key(request: CompletionRequest) -> str:
     blob = json.dumps(
         {"messages": [[m.role, m.content] for m in request.messages], "schema": request.json_schema, "seed": request.seed},

@@ -11,7 +11,7 @@ from pathlib import Path
 
 from skillopt_sleep.experiments import home as fixture
 from skillopt_sleep.experiments.homes.catalog import Act, Convention
-from skillopt_sleep.experiments.homes.generate import HomePlan, PlacedJob, PlannedSession
+from skillopt_sleep.experiments.homes.generate import BuiltHome, HomePlan, PlacedJob, PlannedSession
 from skillopt_sleep.experiments.homes.personas import HomePersona, Project
 from skillopt_sleep.experiments.homes.sets import HomeId
 
@@ -49,9 +49,7 @@ def convention(job) -> Convention:
     )
 
 
-def build_bundled(home_id: HomeId, root: Path):
-    from skillopt_sleep.experiments.homes.write import BuiltHome
-
+def build_bundled(home_id: HomeId, root: Path) -> BuiltHome:
     home, project = fixture.build_home(root)
     jobs = tuple(PlacedJob(convention=convention(j), project=fixture.PROJECT, repeats=5, memory_stated=j.name == "migration")
                  for j in fixture.JOBS)  # fmt: skip

@@ -21,6 +21,7 @@ import random
 import string
 import uuid
 from datetime import datetime, timedelta
+from pathlib import Path
 
 import attrs
 
@@ -75,6 +76,21 @@ class HomePlan:
     def values(self, project: str) -> dict[str, str]:
         p = next(p for p in self.persona.projects if p.name == project)
         return {**self.persona.values, "pkg": p.package}
+
+
+@attrs.frozen(kw_only=True)
+class BuiltHome:
+    """A planned home as written to disk (generated, or the bundled fixture home)."""
+
+    plan: HomePlan
+    home: Path
+    projects: dict[str, Path]
+    #: where each agent's harvester should look in this home
+    roots: dict[str, tuple[Path, ...]]
+
+    def session(self, harvested_id: str) -> PlannedSession | None:
+        """The planned session a harvested session id (``source:…``) was written from."""
+        return next((s for s in self.plan.sessions if s.sid in harvested_id), None)
 
 
 def fill(text: str, values: dict[str, str]) -> str:

@@ -12,9 +12,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import attrs
-
-from skillopt_sleep.experiments.homes.generate import HomePlan, PlannedSession, plan
+from skillopt_sleep.experiments.homes.generate import BuiltHome, HomePlan, plan
 from skillopt_sleep.experiments.homes.sets import HomeId
 from skillopt_sleep.experiments.transcripts import write_claude, write_codex
 from skillopt_sleep.experiments.writers_db import to_wal, write_copilot_store, write_opencode
@@ -30,19 +28,6 @@ WRITERS = {
     "pi": write_pi,
 }
 SOURCES = ("claude-code", "codex", "copilot-cli", "cursor", "opencode", "pi")
-
-
-@attrs.frozen(kw_only=True)
-class BuiltHome:
-    plan: HomePlan
-    home: Path
-    projects: dict[str, Path]
-    #: where each agent's harvester should look in this home
-    roots: dict[str, tuple[Path, ...]]
-
-    def session(self, harvested_id: str) -> PlannedSession | None:
-        """The planned session a harvested session id (``source:…``) was written from."""
-        return next((s for s in self.plan.sessions if s.sid in harvested_id), None)
 
 
 def roots(home: Path) -> dict[str, tuple[Path, ...]]:
