@@ -262,3 +262,69 @@ def test_the_role_setting_overrides_the_shared_one():
     backend = ScriptedBackend()
     assert client_options(cfg, "target", backend)["hedge"] == HedgePolicy(percentile=90.0)
     assert client_options(cfg, "optimizer", backend)["hedge"] == HedgePolicy()
+
+
+class CopyDependentTarget:
+    """The toy target as a sampling model stands for it: the first copy of a request gives
+    the toy answer, a second copy (a hedge) answers "no idea", so which copy wins changes
+    the run. The first copy of the 20th distinct request is held until its hedge is in
+    (by then 8 replies are in: every call in flight is one of 4 workers' two copies)."""
+
+    def __init__(self) -> None:
+        from toy import toy_target
+
+        self.toy_target = toy_target
+        self.copies: dict[str, int] = {}
+        self.hedged = threading.Event()
+        self._held_key = ""
+        self._lock = threading.Lock()
+
+    def __call__(self, request: CompletionRequest) -> object:
+        key = "\n".join(m.content for m in request.messages)
+        with self._lock:
+            copy = self.copies[key] = self.copies.get(key, 0) + 1
+            if copy == 1 and len(self.copies) == 20:
+                self._held_key = key
+            held = copy == 1 and key == self._held_key
+            if copy == 2 and key == self._held_key:
+                self.hedged.set()
+        if held:
+            assert self.hedged.wait(20), "the held request was never hedged"
+        return self.toy_target(request) if copy == 1 else "no idea"
+
+
+def test_a_hedged_run_repeated_from_the_call_cache_is_identical(tmp_path):
+    import json
+
+    from engine_helpers import make_trainer
+    from toy import toy_optimizer
+
+    cache = tmp_path / "calls.sqlite3"
+
+    def trainer(out, target_script):
+        t = make_trainer(out, num_epochs=1, train={"max_steps": 2})
+        for role, script in (("target", target_script), ("optimizer", toy_optimizer())):
+            client = ModelClient(ScriptedBackend(script=script), role=role, ledger=t.ledger, cache=CallCache(cache),
+                                 hedge=HedgePolicy(percentile=50.0) if role == "target" else None)
+            setattr(t, role, client)
+        t.runner.client = t.target
+        return t
+
+    target = CopyDependentTarget()
+    first = trainer(tmp_path / "paid", target)
+    first.train()
+    assert target.hedged.is_set()
+    totals = first.ledger.totals()
+    assert totals.hedges_won >= 1 and totals.role("target").hedges == totals.hedges
+    again = trainer(tmp_path / "again", lambda r: pytest.fail("a repeated run sent a request"))
+    again.train()
+
+    def outcome(run):
+        history = json.loads((run / "history.json").read_text())
+        keep = [{k: v for k, v in step.items() if not any(w in k for w in ("calls", "tokens", "cost", "usage", "time", "timing"))}
+                for step in history]
+        summary = json.loads((run / "summary.json").read_text())
+        return keep, summary["val"], summary["test"], (run / "best_skill.md").read_text()
+
+    assert outcome(tmp_path / "again") == outcome(tmp_path / "paid")
+    assert again.ledger.totals().requests == 0
