@@ -328,3 +328,14 @@ def test_a_hedged_run_repeated_from_the_call_cache_is_identical(tmp_path):
 
     assert outcome(tmp_path / "again") == outcome(tmp_path / "paid")
     assert again.ledger.totals().requests == 0
+
+
+def test_the_ray_executor_refuses_hedging_naming_the_setting():
+    from skillopt.executors.remote import WorkerSpec
+
+    cfg = resolve_config(ConfigSources(assignments=("model.hedge_after=p90", "model.optimizer.hedge_after=off")))
+    with pytest.raises(ConfigError, match=r"model.hedge_after=p90 for the target.*model.target.hedge_after=off or engine.executor=threads"):
+        WorkerSpec.for_run(cfg)
+    optimizer_only = resolve_config(ConfigSources(assignments=("model.optimizer.hedge_after=p90",)))
+    with pytest.raises(ConfigError, match="for the optimizer"):
+        WorkerSpec.for_run(optimizer_only, roles=("target", "optimizer"))
