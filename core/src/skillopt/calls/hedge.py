@@ -9,7 +9,9 @@ The rules, all enforced here or in the ledger:
 
 * The percentile is estimated online from the latencies this client has observed in this
   run (every copy that replied, the losers included); before ``min_samples`` of them
-  there is no threshold and no call is hedged.
+  there is no threshold and no call is hedged. A call in flight reads the threshold again
+  every ``THRESHOLD_POLL_S``, so the stragglers of the run's first wave, sent before any
+  reply, are hedged once enough replies are in.
 * Both copies are requests: each is reserved in the ledger before it is sent and billed
   when it replies, the loser too. A hedge is sent only when the budget has room for it at
   the dearest price seen with every call in flight (:meth:`Ledger.try_begin`) and an
@@ -42,6 +44,8 @@ if TYPE_CHECKING:
 
 #: how often a call past its threshold looks again for a free in-flight slot for its hedge
 SLOT_POLL_S = 0.05
+#: how often a call in flight reads its role's threshold again (it moves as replies come in)
+THRESHOLD_POLL_S = 0.1
 
 
 @attrs.frozen(kw_only=True)
@@ -100,11 +104,17 @@ class _Race:
         self.hedge_won = False
         self.primary_error: BaseException | None = None
         self.hedge_error: BaseException | None = None
+        #: a copy has its reply in hand (being billed): no hedge is sent any more
+        self.answered = False
+
+    def answer_in(self) -> None:
+        with self._lock:
+            self.answered = True
 
     def launch(self) -> bool:
-        """Count one more copy out, unless the attempt is already decided."""
+        """Count one more copy out, unless the attempt is already decided or answered."""
         with self._lock:
-            if self.done.is_set():
+            if self.done.is_set() or self.answered:
                 return False
             self.out += 1
             return True
@@ -138,27 +148,16 @@ class _Race:
             self._landed()
 
 
-def race(client: ModelClient, request: CompletionRequest, label: str, scope: str | None, threshold: float) -> Completion:
-    """One attempt of ``request`` sent once, and again if it is still out after
-    ``threshold`` seconds (see the module docstring). Raises what an unhedged attempt
-    raises when every copy sent failed (the primary's error)."""
+def race(client: ModelClient, request: CompletionRequest, label: str, scope: str | None) -> Completion:
+    """One attempt of ``request``: sent once, and again if it is still out after the
+    role's threshold (see the module docstring). Raises what an unhedged attempt raises
+    when every copy sent failed (the primary's error)."""
     release = client._reserve(label, scope)  # blocking, and BudgetExceeded, as an unhedged attempt
     attempt = _Race()
     attempt.launch()
+    started = time.monotonic()
     _send(client, attempt, request, label, scope, release, hedge=False)
-    if not attempt.done.wait(threshold):
-        while not attempt.done.is_set():
-            if not attempt.launch():
-                break
-            hedge_release, refused = client._try_reserve(label, scope)
-            if hedge_release is not None:
-                _send(client, attempt, request, label, scope, hedge_release, hedge=True)
-                break
-            attempt.unlaunch()
-            if refused:  # the budget has no room for it: it will have none later either
-                client.hedges_declined += 1
-                break
-            attempt.done.wait(SLOT_POLL_S)  # every in-flight slot is taken: look again
+    _hedge_when_late(client, attempt, request, label, scope, started)
     attempt.done.wait()
     if attempt.winner is None:
         error = attempt.primary_error or attempt.hedge_error
@@ -167,6 +166,30 @@ def race(client: ModelClient, request: CompletionRequest, label: str, scope: str
     if attempt.hedge_won:
         client.ledger.hedge_won(role=client.role, stage=label, scope=scope)
     return attempt.winner
+
+
+def _hedge_when_late(client: ModelClient, attempt: _Race, request: CompletionRequest, label: str, scope: str | None,
+                     started: float) -> None:
+    """Wait while the first copy is out; once it is out past the threshold, send the hedge.
+    The threshold is read again as replies come in: a call sent before there were enough
+    samples (the run's first wave) is hedged once they exist."""
+    while not attempt.done.is_set():
+        threshold = client.hedge_threshold()
+        late = None if threshold is None else started + threshold - time.monotonic()
+        if late is None or late > 0:
+            attempt.done.wait(THRESHOLD_POLL_S if late is None else min(late, THRESHOLD_POLL_S))
+            continue
+        if not attempt.launch():
+            return
+        hedge_release, refused = client._try_reserve(label, scope)
+        if hedge_release is not None:
+            _send(client, attempt, request, label, scope, hedge_release, hedge=True)
+            return
+        attempt.unlaunch()
+        if refused:  # the budget has no room for it: it will have none later either
+            client.hedges_declined += 1
+            return
+        attempt.done.wait(SLOT_POLL_S)  # every in-flight slot is taken: look again
 
 
 def _send(client: ModelClient, attempt: _Race, request: CompletionRequest, label: str, scope: str | None,
@@ -198,6 +221,7 @@ def _copy(client: ModelClient, attempt: _Race, request: CompletionRequest, label
         attempt.failed(exc, hedge)
         return
     latency = time.monotonic() - started
+    attempt.answer_in()  # before its latency moves the threshold: the reply in hand is not hedged
     if client.cancel.is_set() and attempt.done.is_set():
         # the client is closed (the run is over) and this copy lost: not billed into a closed run
         ledger.abandon(role=client.role, stage=label, scope=scope)

@@ -276,11 +276,10 @@ class ModelClient:
     def _attempt(self, request: CompletionRequest, label: str, scope: str | None) -> Completion:
         """One attempt: the request sent (and, hedging, sent again when it straggles),
         its reply billed. Raises the backend's error."""
-        threshold = self.hedge_threshold()
-        if threshold is not None:
+        if self.hedge.enabled:
             from skillopt.calls.hedge import race
 
-            return race(self, request, label, scope, threshold)
+            return race(self, request, label, scope)
         with self._reserved(label, scope):
             started = time.monotonic()
             try:
@@ -292,8 +291,6 @@ class ModelClient:
                 self.ledger.abandon(role=self.role, stage=label, scope=scope)
                 raise
             latency = time.monotonic() - started
-        if self.hedge.enabled:
-            self.latencies.observe(latency)
         return self._billed(completion, latency, label, scope)
 
     def hedge_threshold(self) -> float | None:
