@@ -93,7 +93,7 @@ class WorkerSpec:
                     f"{where}.api_key holds a key, and keys are never sent to workers: set {where}.api_key_env "
                     "to the name of an environment variable that holds it on every worker (or run `skillopt keys set` there)"
                 )
-        from skillopt.calls.hedge import parse_hedge_after
+        from skillopt.config.schema import parse_hedge_after
 
         for role in roles:
             hedge = getattr(cfg.model, role).hedge_after or cfg.model.hedge_after
