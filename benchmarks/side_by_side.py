@@ -31,7 +31,13 @@ prompt and reports the characters a provider's prefix cache would serve (see
 :func:`prefix_cache`).
 
     python benchmarks/side_by_side.py --kit KIT --upstream CHECKOUT --upstream-venv VENV \
-        [--ours .venv] [--ours main=/path/to/main/.venv] --rounds 5 --latency 0.2 0 realistic
+        [--ours .venv] [--ours main=/path/to/main/.venv] [--ours p90=.venv:model.target.hedge_after=p90] \
+        --rounds 5 --latency 0.2 0 realistic
+
+An ``--ours`` side may carry settings after a colon (``NAME=VENV:key=value,key=value``), passed to
+its runs as ``--set``: the same code with hedging on, for instance. Ours' outcome also gives the
+ledger's requests, hedges sent and hedges won (``summary.json``): a losing copy still out when the
+run exits is in neither the fake's log nor ``calls``, but it is in ``requests`` and ``hedges``.
 
 ``--kit``, ``--upstream`` and ``--upstream-venv`` default to the environment variables
 ``SKILLOPT_UPSTREAM_KIT``, ``SKILLOPT_UPSTREAM`` and ``SKILLOPT_UPSTREAM_VENV``.
@@ -84,8 +90,10 @@ METRICS = (
 class Side:
     """How to start one contender's training run against a fake server."""
 
-    def __init__(self, name: str, kind: str, venv: Path, checkout: Path | None = None):
+    def __init__(self, name: str, kind: str, venv: Path, checkout: Path | None = None, sets: tuple[str, ...] = ()):
         self.name, self.kind, self.venv, self.checkout = name, kind, venv, checkout
+        #: extra ``--set key=value`` of this side of ours (hedging on, ...)
+        self.sets = sets
 
     def command(self, run: Path, url: str, split: Path) -> tuple[list[str], dict[str, str], Path]:
         env = dict(os.environ, PYTHONUNBUFFERED="1")
@@ -103,6 +111,8 @@ class Side:
         cmd = [str(self.venv / "bin" / "skillopt"), "run", "--env", "searchqa", "--preset", "paper", "--out", str(run / "out")]
         for s in OURS_SETS:
             cmd += ["--set", s.format(url=url, split=split)]
+        for s in self.sets:
+            cmd += ["--set", s]
         return cmd, env, ROOT
 
 
@@ -189,8 +199,10 @@ def outcome(out: Path, kind: str) -> dict:
         return {"accepts": s.get("total_accepts"), "val": [s.get("baseline_selection_hard"), s.get("best_selection_hard")],
                 "test": [s.get("baseline_test_hard"), s.get("test_hard")]}
     test = s.get("test") or {}
+    usage = s.get("usage") or {}
     return {"accepts": s.get("total_accepts"), "val": [s["val"].get("baseline_gate_score"), s["val"].get("best_gate_score")],
-            "test": [(test.get("initial") or {}).get("hard"), (test.get("best") or {}).get("hard")]}
+            "test": [(test.get("initial") or {}).get("hard"), (test.get("best") or {}).get("hard")],
+            "requests": usage.get("requests"), "hedges": usage.get("hedges", 0), "hedges_won": usage.get("hedges_won", 0)}
 
 
 def prefix_cache(run: Path, min_chars: int = 4096, block: int = 512) -> dict:
@@ -284,8 +296,11 @@ def main() -> None:
     p.add_argument("--kit", default=os.environ.get("SKILLOPT_UPSTREAM_KIT", ""), help="folder with fake_openai_perf.py and split/")
     p.add_argument("--upstream", default=os.environ.get("SKILLOPT_UPSTREAM", ""), help="upstream checkout (bdfdc30)")
     p.add_argument("--upstream-venv", default=os.environ.get("SKILLOPT_UPSTREAM_VENV", ""), help="upstream's venv")
-    p.add_argument("--ours", action="append", default=[], help="[NAME=]VENV of this project (repeatable; default ./.venv)")
+    p.add_argument("--ours", action="append", default=[],
+                   help="[NAME=]VENV[:key=value,...] of this project, the key=values passed as --set (repeatable; default ./.venv)")
     p.add_argument("--rounds", type=int, default=5)
+    p.add_argument("--first-round", type=int, default=1,
+                   help="number of the first round (its latency seed; later rounds go on from there), to add rounds to a run")
     p.add_argument("--latency", nargs="+", default=["0.2", "0", "realistic"])
     p.add_argument("--lock", default="/tmp/skillopt-cpu.lock", help="flock held for each round ('' = none)")
     p.add_argument("--out", default="", help="where runs are kept (default: a new temporary folder)")
@@ -300,8 +315,9 @@ def main() -> None:
     upstream = Side("upstream", "upstream", Path(a.upstream_venv).resolve(), Path(a.upstream).resolve())
     ours = []
     for spec in a.ours or [str(ROOT / ".venv")]:
-        name, _, venv = spec.rpartition("=")
-        ours.append(Side(name or "ours", "ours", Path(venv).resolve()))
+        head, _, sets = spec.partition(":")
+        name, _, venv = head.rpartition("=")
+        ours.append(Side(name or "ours", "ours", Path(venv).resolve(), sets=tuple(filter(None, sets.split(",")))))
     if len({s.name for s in ours}) != len(ours):
         p.error("give each --ours its own NAME= when there are several")
     import tempfile
@@ -310,14 +326,14 @@ def main() -> None:
     results = []
     for latency in a.latency:
         runs: dict[str, list[dict]] = {s.name: [] for s in [upstream, *ours]}
-        for i in range(1, a.rounds + 1):
+        for i in range(a.first_round, a.first_round + a.rounds):
             order = [upstream, *ours] if i % 2 else [*ours[::-1], upstream]  # alternate who goes first
             with held(a.lock):
                 for side in order:
                     tag = latency.replace(".", "")
                     load = os.getloadavg()[0]
                     got = run_once(side, base / f"{side.name}_lat{tag}_r{i}", kit, latency, seed=i,
-                                   dump=a.prefix_cache and i == 1)
+                                   dump=a.prefix_cache and i == a.first_round)
                     got["load_1min"] = round(load, 2)
                     runs[side.name].append(got)
                     print(f"latency {latency} round {i} {side.name}: wall {got['wall_s']} s, first request "

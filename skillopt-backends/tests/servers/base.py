@@ -55,6 +55,16 @@ class Slow:
 
 
 @attrs.frozen
+class Hold:
+    """Hold the request until ``release`` is set (at most ``limit_s``), then act: a request
+    that stays out exactly as long as the test wants, with no clock involved."""
+
+    release: threading.Event
+    then: Any = None
+    limit_s: float = 30.0
+
+
+@attrs.frozen
 class Raw:
     """Send these bytes as the body (malformed JSON and the like)."""
 
@@ -168,8 +178,11 @@ class ProtocolServer:
             self.in_flight += 1
             self.max_in_flight = max(self.max_in_flight, self.in_flight)
         try:
-            while isinstance(action, Slow):
-                time.sleep(action.seconds)
+            while isinstance(action, (Slow, Hold)):
+                if isinstance(action, Hold):
+                    action.release.wait(action.limit_s)
+                else:
+                    time.sleep(action.seconds)
                 action = action.then
             status, out_headers, payload = self._respond(rec, action)
             self._send(h, status, out_headers, payload)

@@ -6,12 +6,14 @@ cleanly when a budget is spent.
 """
 
 from skillopt.calls.cache import CallCache, request_key
+from skillopt.calls.hedge import HedgePolicy
 from skillopt.calls.ledger import Ledger, LedgerTotals
 from skillopt.calls.pipeline import ModelClient, RetryPolicy
 from skillopt.calls.structured import extract_json, validate
 
 __all__ = [
     "CallCache",
+    "HedgePolicy",
     "Ledger",
     "LedgerTotals",
     "ModelClient",

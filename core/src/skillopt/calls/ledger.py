@@ -45,6 +45,10 @@ class StageTotals(MappingReads):
     completion_tokens: int = 0
     cost_usd: float = 0.0
     unpriced_calls: int = 0
+    #: second copies of straggling requests sent (``model.hedge_after``; counted in ``requests`` too)
+    hedges: int = 0
+    #: calls whose second copy replied first (its reply is the call's)
+    hedges_won: int = 0
 
     @property
     def tokens(self) -> int:
@@ -79,7 +83,9 @@ def _add(counter: dict[str, float], **values: float) -> None:
 class UsageJournal:
     """Append-only ``usage.jsonl``: one short JSON array per reservation or outcome.
 
-    Lines: ``["b", key, scope]`` a request is about to be sent; ``["ok", key, scope,
+    Lines: ``["b", key, scope]`` a request is about to be sent (``["b", key, scope, 1]``: a
+    hedge, the second copy of a straggling request); ``["w", key, scope]`` a hedge replied
+    first; ``["ok", key, scope,
     prompt, completion, cost|null, truncated]`` it answered; ``["x", key, scope]`` it
     failed; ``["f", key, scope]`` a logical call failed for good; ``["h", key, scope,
     tokens, cost|null]`` a cache hit and the tokens and cost it saved (older journals: the
@@ -157,15 +163,20 @@ class Ledger:
             self._journal = journal
 
     def close(self) -> None:
+        """Close the journal; what is booked afterwards (a hedge's losing copy replying
+        after the run ended) is counted in memory only, never appended to a closed run."""
         with self._lock:
             if self._journal is not None:
                 self._journal.close()
+                self._journal = None
 
     def _apply(self, row: list[Any]) -> None:
         kind, key, scope = row[0], str(row[1]), str(row[2])
         values: dict[str, float]
         if kind == "b":
-            values = {"requests": 1}
+            values = {"requests": 1, "hedges": 1} if len(row) > 3 and row[3] else {"requests": 1}
+        elif kind == "w":
+            values = {"hedges_won": 1}
         elif kind == "ok":
             prompt, completion, cost, truncated = (row[3:7] + [0, 0, None, 0])[:4]
             values = {"calls": 1, "prompt_tokens": int(prompt), "completion_tokens": int(completion), "truncated": int(truncated)}
@@ -237,12 +248,30 @@ class Ledger:
             self._open += 1
             self._log(["b", f"{role}/{stage}", self.scope if scope is None else scope])
 
-    def _may_cross(self) -> bool:
-        """Whether the calls in flight, at the dearest price seen, could spend the cost budget."""
-        if self.max_cost_usd is None or not self._open:
+    def try_begin(self, *, role: str, stage: str, scope: str | None = None, hedge: bool = False) -> bool:
+        """Reserve one request only if the budget has room for it now, with every call in
+        flight and this one at the dearest price seen (never waits, never raises): a
+        hedge must not cross a budget the call it copies is already inside."""
+        with self._lock:
+            if self._exhausted() or self._may_cross(extra=1):
+                return False
+            self._open += 1
+            row: list[Any] = ["b", f"{role}/{stage}", self.scope if scope is None else scope]
+            self._log([*row, 1] if hedge else row)
+            return True
+
+    def hedge_won(self, *, role: str, stage: str, scope: str | None = None) -> None:
+        """A hedge replied before the request it copies."""
+        with self._lock:
+            self._log(["w", f"{role}/{stage}", self.scope if scope is None else scope])
+
+    def _may_cross(self, extra: int = 0) -> bool:
+        """Whether the calls in flight (and ``extra`` more), at the dearest price seen, could
+        spend the cost budget."""
+        if self.max_cost_usd is None or not (self._open + extra):
             return False
         spent = sum(values.get("cost_usd", 0.0) for values in self._stages.values())
-        return spent + self._open * self._dearest >= self.max_cost_usd
+        return spent + (self._open + extra) * self._dearest >= self.max_cost_usd
 
     def _settle(self, cost: float | None = None) -> None:
         """One request in flight came back (caller holds the lock)."""

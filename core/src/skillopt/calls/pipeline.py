@@ -6,6 +6,8 @@ errors fail at once; rate limits honour ``Retry-After`` up to ``model.max_retry_
 (a provider asking for an hour does not stall a run for an hour); other transient errors
 back off exponentially with jitter. A wait of a second or more is said on the console,
 once for the waits that overlap it. Backends must disable their SDK's own retries.
+With ``model.hedge_after`` set, an attempt still out after that percentile of the role's
+observed latency is sent once more and the first reply wins (:mod:`skillopt.calls.hedge`).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import attrs
 
 from skillopt.backends import Backend
 from skillopt.calls.cache import CallCache, request_key
+from skillopt.calls.hedge import HedgePolicy, LatencyWindow
 from skillopt.calls.ledger import Ledger
 from skillopt.calls.structured import extract_json, validate
 from skillopt.errors import BackendError, CacheMiss, Cancelled, RateLimitError, SchemaError
@@ -100,6 +103,8 @@ class ModelClient:
         cancel: threading.Event | None = None,
         sleep: Callable[[float], None] | None = None,
         seed: int = 0,
+        hedge: HedgePolicy | None = None,
+        latencies: LatencyWindow | None = None,
     ) -> None:
         self.backend = backend
         self.role = role
@@ -122,6 +127,11 @@ class ModelClient:
         self._flight_watchers: list[Callable[[int], None]] = []
         #: when the last wait said on the console ends (waits that overlap it are not said again)
         self._said_until = 0.0
+        #: when a straggling call is sent again (``model.hedge_after``), and the latencies seen
+        self.hedge = hedge or HedgePolicy()
+        self.latencies = latencies if latencies is not None else LatencyWindow(self.hedge.window)
+        #: hedges not sent because the budget had no room for them
+        self.hedges_declined = 0
 
     @property
     def model(self) -> str:
@@ -244,17 +254,7 @@ class ModelClient:
             if self.cancel.is_set():
                 raise Cancelled("run cancelled")
             try:
-                with self._reserved(label, scope):
-                    started = time.monotonic()
-                    try:
-                        completion = self.backend.complete(request)
-                    except BackendError:
-                        self.ledger.record_attempt_failure(role=self.role, stage=label, scope=scope)
-                        raise
-                    except BaseException:
-                        self.ledger.abandon(role=self.role, stage=label, scope=scope)
-                        raise
-                    latency = time.monotonic() - started
+                return self._attempt(request, label, scope)
             except BackendError as exc:
                 if not exc.retryable or attempt >= self.retry.max_retries:
                     self.ledger.record_failure(role=self.role, stage=label, scope=scope)
@@ -272,28 +272,91 @@ class ModelClient:
                     say(wait_message(self.role, self.backend.name, exc, delay, attempt, self.retry))
                 attempt += 1
                 self._wait(delay)
-                continue
-            cost = completion.cost_usd
-            if self.pricer is not None:
-                priced = self.pricer(completion.model or self.model, completion.usage)
-                if priced is not None:
-                    cost = priced
-            completion = attrs.evolve(scrub_reply(completion), cost_usd=cost, latency_s=completion.latency_s or latency)
-            self.ledger.record(role=self.role, stage=label, usage=completion.usage, cost_usd=cost, cached=False,
-                               truncated=completion.finish_reason == "length", scope=scope)
-            return completion
+
+    def _attempt(self, request: CompletionRequest, label: str, scope: str | None) -> Completion:
+        """One attempt: the request sent (and, hedging, sent again when it straggles),
+        its reply billed. Raises the backend's error."""
+        if self.hedge.enabled:
+            from skillopt.calls.hedge import race
+
+            return race(self, request, label, scope)
+        with self._reserved(label, scope):
+            started = time.monotonic()
+            try:
+                completion = self.backend.complete(request)
+            except BackendError:
+                self.ledger.record_attempt_failure(role=self.role, stage=label, scope=scope)
+                raise
+            except BaseException:
+                self.ledger.abandon(role=self.role, stage=label, scope=scope)
+                raise
+            latency = time.monotonic() - started
+        return self._billed(completion, latency, label, scope)
+
+    def hedge_threshold(self) -> float | None:
+        """Seconds after which a call of this role is sent again (None: not now, or never)."""
+        if self.hedge.percentile is None:
+            return None
+        return self.latencies.percentile(self.hedge.percentile, self.hedge.min_samples)
+
+    def _billed(self, completion: Completion, latency: float, label: str, scope: str | None) -> Completion:
+        """A reply priced, scrubbed and booked in the ledger."""
+        cost = completion.cost_usd
+        if self.pricer is not None:
+            priced = self.pricer(completion.model or self.model, completion.usage)
+            if priced is not None:
+                cost = priced
+        completion = attrs.evolve(scrub_reply(completion), cost_usd=cost, latency_s=completion.latency_s or latency)
+        self.ledger.record(role=self.role, stage=label, usage=completion.usage, cost_usd=cost, cached=False,
+                           truncated=completion.finish_reason == "length", scope=scope)
+        return completion
 
     @contextlib.contextmanager
     def _reserved(self, label: str, scope: str | None = None) -> Iterator[None]:
         """One request's in-flight slot, and the request reserved in the ledger (journaled
         before it is sent), held while it is sent."""
-        with self.limiter:
+        release = self._reserve(label, scope)
+        try:
+            yield
+        finally:
+            release()
+
+    def _reserve(self, label: str, scope: str | None = None) -> Callable[[], None]:
+        """Take an in-flight slot (waiting for one) and reserve the request in the ledger;
+        returns what gives the slot back once the request is answered."""
+        self.limiter.__enter__()
+        try:
             self.ledger.begin(role=self.role, stage=label, scope=scope)
-            self._flight(1)
-            try:
-                yield
-            finally:
-                self._flight(-1)
+        except BaseException:
+            self.limiter.__exit__(None, None, None)
+            raise
+        self._flight(1)
+
+        def release() -> None:
+            self._flight(-1)
+            self.limiter.__exit__(None, None, None)
+
+        return release
+
+    def _try_reserve(self, label: str, scope: str | None = None) -> tuple[Callable[[], None] | None, bool]:
+        """A hedge's slot and reservation, without waiting for either: (release, False)
+        when taken, (None, False) when every slot is busy, (None, True) when the budget
+        has no room for one more request (:meth:`Ledger.try_begin`)."""
+        acquire = getattr(self.limiter, "acquire", None)
+        if acquire is not None and not acquire(blocking=False):
+            return None, False
+        if not self.ledger.try_begin(role=self.role, stage=label, scope=scope, hedge=True):
+            if acquire is not None:
+                self.limiter.__exit__(None, None, None)
+            return None, True
+        self._flight(1)
+
+        def release() -> None:
+            self._flight(-1)
+            if acquire is not None:
+                self.limiter.__exit__(None, None, None)
+
+        return release, False
 
     def _wait(self, seconds: float) -> None:
         if self._sleep is not None:

@@ -21,6 +21,7 @@ ROLE_HELP = {
     "reasoning_effort": "reasoning effort for reasoning models ('' = model.reasoning_effort for the optimizer)",
     "timeout_s": "per-call timeout of this role in seconds (None = model.timeout_s)",
     "max_in_flight": "calls in flight for this role's backend (None = model.max_in_flight)",
+    "hedge_after": "hedged requests of this role: off or a percentile such as p90 ('' = model.hedge_after)",
     "options": "backend-specific options, merged over model.options",
 }
 
@@ -43,6 +44,9 @@ HELP = {
                               "a wait of a second or more is said on the console",
     "model.schema_retries": "re-asks when a reply breaks the requested JSON schema",
     "model.max_in_flight": "calls in flight per backend endpoint, shared by every thread of the run",
+    "model.hedge_after": "hedged requests: off, or a percentile (p75, p90, ...) of the latencies each role's calls "
+                         "showed in this run (after 8 replies): a call still out past it is sent once more and the "
+                         "first reply wins; both copies are billed and count against budgets and max_in_flight",
     "model.prices": "USD per million tokens by model: {\"gpt-x\" = {input_per_mtok = 1.0, output_per_mtok = 4.0}}",
     "train.num_epochs": "passes over the train split",
     "train.train_size": "expected train split size (0 = infer; a mismatch is an error)",

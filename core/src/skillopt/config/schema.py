@@ -58,6 +58,31 @@ def _prices(_instance: object, _attribute: attrs.Attribute[Any], value: dict[str
                 raise ValueError(f"'prices.{model}.{key}' must be >= 0: {price}")
 
 
+def parse_hedge_after(spec: str) -> float | None:
+    """``model.hedge_after``: ``off`` -> None; ``p75`` -> 75.0. Raises ValueError naming what is accepted."""
+    text = spec.strip().lower()
+    if text in ("off", "none", "false", ""):
+        return None
+    if text.startswith("p"):
+        try:
+            value = float(text[1:])
+        except ValueError:
+            value = float("nan")
+        if 50 <= value < 100:
+            return value
+    raise ValueError(f"{spec!r} is not off or a percentile from p50 to p99 (p75, p90, ...)")
+
+
+def _hedge_after(_instance: object, attribute: attrs.Attribute[Any], value: str) -> None:
+    """``off``, a percentile ``p50``..``p99`` (or '' on a role: inherit ``model.hedge_after``)."""
+    if value == "" and attribute.default == "":
+        return
+    try:
+        parse_hedge_after(value)
+    except ValueError as exc:
+        raise ValueError(f"'{attribute.name}': {exc}") from None
+
+
 def _optional(*validators: Callable[..., Any]) -> Callable[..., Any]:
     """``validators`` for a value that may also be None (None = inherit / no limit)."""
     return v.optional(list(validators))
@@ -221,6 +246,8 @@ class RoleConfig(Connection):
     backend: str = ""
     max_tokens: int | None = attrs.field(default=None, validator=_optional(_at_least(1)))
     max_in_flight: int | None = attrs.field(default=None, validator=_optional(_at_least(1)))
+    #: send a call of this role again once it is out past this percentile of its observed latency ('' = model.hedge_after)
+    hedge_after: str = attrs.field(default="", validator=_hedge_after)
 
 
 @attrs.frozen(kw_only=True)
@@ -238,6 +265,8 @@ class ModelConfig(Connection):
     max_retry_wait_s: float = attrs.field(default=60.0, validator=v.gt(0))
     schema_retries: int = attrs.field(default=2, validator=_at_least(0))
     max_in_flight: int = attrs.field(default=16, validator=_at_least(1))
+    #: hedged requests: ``off`` or a percentile (``p90``) of a role's latencies seen in this run
+    hedge_after: str = attrs.field(default="off", validator=_hedge_after)
     prices: dict[str, dict[str, float]] = attrs.field(factory=dict, validator=_prices)
 
 

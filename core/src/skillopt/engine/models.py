@@ -6,7 +6,7 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from skillopt.backends import Backend, BackendSettings
-from skillopt.calls import CallCache, Ledger, ModelClient, RetryPolicy
+from skillopt.calls import CallCache, HedgePolicy, Ledger, ModelClient, RetryPolicy
 from skillopt.config.schema import RunConfig, merge_connection
 from skillopt.errors import ConfigError
 from skillopt.records import Usage
@@ -149,6 +149,7 @@ def client_options(cfg: RunConfig, role: str, backend: Backend) -> dict[str, Any
         "schema_retries": cfg.model.schema_retries,
         "pricer": make_pricer(cfg),
         "seed": cfg.train.seed,
+        "hedge": HedgePolicy.parse(getattr(cfg.model, role).hedge_after or cfg.model.hedge_after),
     }
 
 

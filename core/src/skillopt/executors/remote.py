@@ -93,6 +93,16 @@ class WorkerSpec:
                     f"{where}.api_key holds a key, and keys are never sent to workers: set {where}.api_key_env "
                     "to the name of an environment variable that holds it on every worker (or run `skillopt keys set` there)"
                 )
+        from skillopt.config.schema import parse_hedge_after
+
+        for role in roles:
+            hedge = getattr(cfg.model, role).hedge_after or cfg.model.hedge_after
+            if parse_hedge_after(hedge) is not None:
+                raise ConfigError(
+                    f"hedged requests (model.hedge_after={hedge} for the {role}) run on the threads executor only: a "
+                    "losing copy outlives the item a worker ran it for, and its bill would be lost; set "
+                    f"model.{role}.hedge_after=off or engine.executor=threads"
+                )
         parts = [("envs", cfg.env.name)]
         backends = {}
         for role in roles:
