@@ -235,7 +235,4 @@ def reset_host() -> None:
     global _HOST
     with _HOST_LOCK:
         _HOST = None
-    forget_scan()
-    from skillopt import registry
-
-    registry.reset_registry()
+    forget_scan()  # the registry follows: it is rebuilt over the next host (registry.get_registry)

@@ -175,10 +175,13 @@ _REGISTRY_LOCK = threading.Lock()
 
 
 def get_registry() -> Registry:
+    """The registry over the current plugin host: built again when the host was reset
+    (:func:`skillopt.plugins.reset_host`), so a reset needs no call back into this module."""
     global _REGISTRY
+    host = get_host()
     with _REGISTRY_LOCK:
-        if _REGISTRY is None:
-            _REGISTRY = Registry(get_host())
+        if _REGISTRY is None or _REGISTRY.host is not host:
+            _REGISTRY = Registry(host)
         return _REGISTRY
 
 

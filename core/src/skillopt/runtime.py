@@ -47,8 +47,10 @@ def reset() -> None:
     from skillopt.calls import pipeline
     from skillopt.config import environ, upstream
     from skillopt.plugins import reset_host
+    from skillopt.registry import reset_registry
 
-    reset_host()  # the host, the entry-point scan and the registry built on them
+    reset_host()  # the host and the entry-point scan
+    reset_registry()  # the registry built on them
     with pipeline._LIMITERS_LOCK:
         pipeline._LIMITERS.clear()
     report.set_reporter(None)

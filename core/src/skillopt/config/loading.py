@@ -17,6 +17,7 @@ from typing import Any
 
 import attrs
 
+from skillopt.config.merge import deep_merge
 from skillopt.config.schema import EnvConfig, RunConfig, canonical_update_mode
 from skillopt.errors import ConfigError
 from skillopt.redact import redact_data
@@ -88,16 +89,6 @@ def load_config_file(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: {exc}") from None
     except RecursionError:
         raise ConfigError(f"{path}: nested too deeply to read as TOML") from None
-
-
-def deep_merge(base: dict[str, Any], over: dict[str, Any]) -> dict[str, Any]:
-    out = dict(base)
-    for key, value in over.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = deep_merge(out[key], value)
-        else:
-            out[key] = value
-    return out
 
 
 def peek(raw: dict[str, Any], dotted: str, default: Any = None) -> Any:

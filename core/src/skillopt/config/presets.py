@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from skillopt.config.loading import deep_merge
+from skillopt.config.merge import deep_merge
 from skillopt.errors import ConfigError
 
 if TYPE_CHECKING:

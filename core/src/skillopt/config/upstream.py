@@ -32,7 +32,7 @@ def read_yaml_layers(path: Path, seen: tuple[Path, ...] = (), _budget: list[int]
     Each file is read bounded (:mod:`skillopt.config.bounded`); a chain deeper than
     :data:`MAX_BASE_DEPTH` or reading more than :data:`MAX_BASE_FILES` files is refused."""
     from skillopt.config.bounded import load_yaml, read_config_text
-    from skillopt.config.loading import deep_merge
+    from skillopt.config.merge import deep_merge
 
     budget = [MAX_BASE_FILES] if _budget is None else _budget
     path = Path(path).expanduser().resolve()
@@ -104,7 +104,7 @@ def option_pairs(options: tuple[str, ...]) -> list[tuple[str, str]]:
 
 def apply_cfg_options(data: dict[str, Any], options: tuple[str, ...]) -> dict[str, Any]:
     """``k=v`` overrides (dotted keys; flat keys as :func:`option_pairs` says)."""
-    from skillopt.config.loading import deep_merge
+    from skillopt.config.merge import deep_merge
 
     for key, value in option_pairs(options):
         node: Any = cast_option(value)

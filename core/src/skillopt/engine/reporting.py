@@ -17,16 +17,10 @@ if TYPE_CHECKING:
 
     from skillopt.calls import Ledger
     from skillopt.calls.ledger import StageTotals
-    from skillopt.config.schema import RunConfig
     from skillopt.engine.stages.race import RaceResult
     from skillopt.engine.state import TrainState
     from skillopt.engine.step import StepOutcome
     from skillopt.engine.summary import Stop
-
-
-def target_cap_setting(cfg: RunConfig) -> str:
-    """The key that caps a target reply's tokens."""
-    return "model.target.max_tokens" if cfg.model.target.max_tokens is not None else "env.max_completion_tokens"
 
 
 #: replies the baseline must have, all cut and none scoring, before the run stops early
@@ -48,6 +42,8 @@ def truncation_stop(run: RunContext, ledger: Ledger, state: TrainState, *, targe
 
 def baseline_line(run: RunContext, state: TrainState, ledger: Ledger, missing: dict[str, str], *,
                   target: StageTotals | None = None) -> str:
+    from skillopt.engine.summary import target_cap_setting
+
     e = run.cfg.evaluation
     n = len(run.data.val)
     scored = f"{n - len(missing)} of {n}" if missing else f"{n}"

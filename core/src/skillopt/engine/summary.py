@@ -15,7 +15,6 @@ from skillopt import __version__
 from skillopt.calls.ledger import LedgerTotals
 from skillopt.engine.context import RunData
 from skillopt.engine.lift import bootstrap_lift, describe as describe_lift
-from skillopt.engine.reporting import target_cap_setting
 from skillopt.engine.rundir import RUN_LAYOUT
 from skillopt.engine.stages.records import FinalEvalResult
 from skillopt.records import StepAction
@@ -27,6 +26,11 @@ if TYPE_CHECKING:
     from skillopt.engine.stages.records import GateResult
     from skillopt.engine.state import TrainState
     from skillopt.gates import Gate
+
+
+def target_cap_setting(cfg: RunConfig) -> str:
+    """The key that caps a target reply's tokens."""
+    return "model.target.max_tokens" if cfg.model.target.max_tokens is not None else "env.max_completion_tokens"
 
 
 def budget_advice(reason: str) -> str:

@@ -28,6 +28,7 @@ from skillopt.engine.rollouts import SystemicFailure
 from skillopt.engine.seeds import derive_seed
 from skillopt.engine.stages.records import EvalScore, GateResult
 from skillopt.engine.stages.settle import OnSettled, Settlement
+from skillopt.engine.stages.verdict import decide
 from skillopt.gates import Evaluation, Look, pair, settings_fingerprint
 from skillopt.records import GateAction, Verdict, skill_hash
 from skillopt.skillbudget import over_budget
@@ -86,13 +87,6 @@ def filled(cur: Evaluation, cand: Evaluation, excluded: dict[str, str], *, best:
         cand_items.setdefault(item, hi if best else lo)
         cur_items.setdefault(item, lo if best else hi)
     return attrs.evolve(cur, items=cur_items, missing={}), attrs.evolve(cand, items=cand_items, missing={})
-
-
-def decide(run: RunContext, cur: Evaluation, cand: Evaluation, look: Look, sequential: bool) -> Verdict:
-    verdict = run.gate.decide(cur, cand, look) if sequential else run.gate.decide(cur, cand)  # type: ignore[call-arg]  # a sequential gate's decide takes the look (see Gate.decide)
-    if verdict.action is GateAction.MORE and look.last:
-        verdict = attrs.evolve(verdict, action=GateAction.REJECT, accepted=False)
-    return verdict
 
 
 def forced(run: RunContext, cur: Evaluation, cand: Evaluation, reason: str) -> Verdict:

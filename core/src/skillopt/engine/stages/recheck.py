@@ -17,8 +17,9 @@ import attrs
 
 from skillopt.engine.context import RunContext
 from skillopt.engine.resumable import resumable
-from skillopt.engine.stages.gate import GateUndecided, decide, filled, min_items, no_decision, score_of
+from skillopt.engine.stages.gate import GateUndecided, filled, min_items, no_decision, score_of
 from skillopt.engine.stages.records import GateResult
+from skillopt.engine.stages.verdict import decide
 from skillopt.gates import Look, pair
 from skillopt.records import skill_hash
 

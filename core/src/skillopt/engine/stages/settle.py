@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from skillopt.engine.evaluation import to_evaluation
+from skillopt.engine.stages.verdict import decide
 from skillopt.gates import Evaluation, Look
 from skillopt.records import GateAction
 
@@ -37,8 +38,6 @@ def settled_action(run: RunContext, current: Evaluation, answered: Evaluation, r
     to, or None while the answers still out could change it. Only decided on a complete,
     gap-free current side and no missing candidate answer (a gap is left to the full look,
     which retries it)."""
-    from skillopt.engine.stages.gate import decide
-
     val = [t.id for t in run.data.val]
     if current.missing or answered.missing or any(len(current.items.get(i, ())) < repeats for i in val):
         return None
