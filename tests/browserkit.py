@@ -108,6 +108,17 @@ def js(driver, script: str, *args: Any) -> Any:
     return driver.execute_script(script, *args)
 
 
+def click_id(driver, element_id: str, timeout: float = 10.0) -> None:
+    """Click the element with ``element_id``, finding it again when the page re-rendered it
+    between the find and the click (the dashboard redraws on every poll)."""
+
+    def attempt() -> bool:
+        driver.find_element("id", element_id).click()
+        return True
+
+    wait_for(attempt, timeout=timeout, what=f"a click on #{element_id}")
+
+
 def text_of(driver, selector: str) -> str:
     return js(driver, "const n = document.querySelector(arguments[0]); return n ? n.innerText : null;", selector) or ""
 

@@ -13,7 +13,7 @@ import subprocess
 import sys
 
 import pytest
-from browserkit import TOKEN, Served, browser, console_errors, driver, js, text_of, wait_for  # noqa: F401 (fixtures)
+from browserkit import TOKEN, Served, browser, click_id, console_errors, driver, js, text_of, wait_for  # noqa: F401 (fixtures)
 
 pytest.importorskip("skillopt_envs_searchqa")
 
@@ -37,7 +37,7 @@ def fill_and_start(driver, url, sets, backend="scripted"):
     js(driver, "document.querySelector('#launch input[name=preset]').value = 'small'")
     js(driver, "document.querySelector('#launch textarea[name=set]').value = arguments[0]", "\n".join(sets))
     console_errors(driver)
-    driver.find_element("id", "start-run").click()
+    click_id(driver, "start-run")
 
 
 def started_run(driver) -> str:
@@ -78,11 +78,11 @@ def test_resume_after_a_dashboard_restart_is_refused_while_the_run_lives(driver,
         assert code == 409 and "second run on it is refused" in body
         first_pid = int(re.search(r"pid (\d+)", text_of(driver, "#run-head")).group(1))
 
-        driver.find_element("id", "stop-run").click()
+        click_id(driver, "stop-run")
         wait_for(lambda: status(driver) == "interrupted", timeout=15, what="interrupted after Stop")
         first.dashboard.launcher.launches()[run_id].proc.wait(timeout=10)  # it ended (reaped here: we are its parent)
         wait_for(lambda: js(driver, "return !!document.getElementById('resume-run')"), what="the Resume button")
-        driver.find_element("id", "resume-run").click()
+        click_id(driver, "resume-run")
         wait_for(lambda: status(driver) == "running", timeout=30, what="running again after Resume")
         pid = int(re.search(r"pid (\d+)", text_of(driver, "#run-head")).group(1))
         assert pid != first_pid
@@ -153,7 +153,7 @@ def test_start_runs_the_checks_and_a_child_that_dies_shows_its_log(driver, serve
     args = json.loads(argv.read_text())
     argv.write_text(json.dumps([*args, "--set", "train.seed=99"]))  # the resume now asks for another config: refused
     wait_for(lambda: js(driver, "return !!document.getElementById('resume-run')"), timeout=10, what="the Resume button")
-    driver.find_element("id", "resume-run").click()
+    click_id(driver, "resume-run")
     wait_for(lambda: "different config" in text_of(driver, "#notice"), timeout=30,
              what=f"the child's error (page: {text_of(driver, '#view')[:300]!r}, notice {text_of(driver, '#notice')!r})")
     wait_for(lambda: "different config" in text_of(driver, "#run-error"), timeout=10, what="the log's end on the run page")
